@@ -1,0 +1,17 @@
+// nanobind module msprobe._core: thin bindings over the C++ core.
+#include <nanobind/nanobind.h>
+
+namespace nb = nanobind;
+
+void bind_stats(nb::module_& m);
+void bind_formats(nb::module_& m);
+void bind_config(nb::module_& m);
+void bind_session(nb::module_& m);
+
+NB_MODULE(_core, m) {
+  m.doc() = "msprobe C++ core";
+  bind_stats(m);
+  bind_formats(m);
+  bind_config(m);
+  bind_session(m);
+}

@@ -1,0 +1,14 @@
+// PyTorch .pt serialisation of one tensor (torch.save's zip format), loadable with
+// torch.load(path, weights_only=True) to an identical CPU tensor (dtype, shape, values, bf16 too).
+#pragma once
+#include <string>
+
+#include "msprobe/tensor/tensor_view.h"
+
+namespace msprobe {
+
+// archive_name: the zip's top folder (torch uses the file stem); requires_grad is recorded.
+// Returns the complete file contents.
+std::string encode_pt(const TensorView& t, const std::string& archive_name, bool requires_grad);
+
+}  // namespace msprobe

@@ -1,0 +1,38 @@
+// One-pass tensor statistics with msprobe 1.2.1 semantics (reference data-dump §7.1):
+// Max/Min/Mean/Norm, Max_except_inf_nan/Min_except_inf_nan, optional CRC-32 checksum.
+// Accumulates in double. Releases nothing; callers release the GIL around it.
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include "msprobe/tensor/tensor_view.h"
+
+namespace msprobe {
+
+// A statistic as it appears in dump.json: null, true/false, an int or a float.
+struct StatValue {
+  enum class Kind : uint8_t { kNull, kBool, kInt, kFloat } kind = Kind::kNull;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0.0;
+  static StatValue null() { return {}; }
+  static StatValue boolean(bool v) { StatValue s; s.kind = Kind::kBool; s.b = v; return s; }
+  static StatValue integer(int64_t v) { StatValue s; s.kind = Kind::kInt; s.i = v; return s; }
+  static StatValue floating(double v) { StatValue s; s.kind = Kind::kFloat; s.f = v; return s; }
+};
+
+struct TensorStats {
+  StatValue max, min, mean, norm;
+  // Set only when max or min is inf/NaN: extremes over the finite values (see reference §7.1).
+  std::optional<double> max_except_inf_nan, min_except_inf_nan;
+  // CRC-32 (zlib polynomial) over the bytes, bf16 converted to fp32 first; set when requested.
+  std::optional<uint32_t> crc32;
+};
+
+// want_crc: also compute the checksum in the same pass.
+TensorStats compute_stats(const TensorView& t, bool want_crc);
+
+// zlib-compatible CRC-32 of a byte range, continuing from `crc` (0 to start).
+uint32_t crc32_update(uint32_t crc, const void* data, size_t len);
+
+}  // namespace msprobe
