@@ -1,0 +1,216 @@
+// Python values → dump.json values: see arg_encoder.h.
+#include "arg_encoder.h"
+
+#include <Python.h>
+
+#include "msprobe/format/npy_writer.h"
+#include "msprobe/format/pt_writer.h"
+#include "tensor_from_python.h"
+
+namespace msprobe {
+
+namespace {
+constexpr int kMaxDepth = 10;           // the original's nesting limit
+
+void typed_scalar(JsonWriter& w, const char* type) {
+  w.begin_object();
+  w.key("type");
+  w.string(type);
+  w.key("value");
+}
+
+void python_int(JsonWriter& w, nb::handle v) {
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(v.ptr(), &overflow);
+  if (overflow == 0) {
+    w.integer(x);
+  } else {
+    nb::str s = nb::str(v);
+    w.raw(s.c_str());
+  }
+}
+
+void slice_part(JsonWriter& w, PyObject* p) {
+  if (p == Py_None) { w.null(); return; }
+  nb::object as_int = nb::steal(PyNumber_Long(p));
+  if (!as_int.is_valid()) { PyErr_Clear(); w.null(); return; }
+  python_int(w, as_int);
+}
+}  // namespace
+
+void ArgEncoder::plain(JsonWriter& w, nb::handle v, int depth) {
+  PyObject* o = v.ptr();
+  if (o == Py_None || depth > kMaxDepth) { w.null(); return; }
+  if (PyBool_Check(o)) { w.boolean(o == Py_True); return; }
+  if (PyLong_Check(o)) { python_int(w, v); return; }
+  if (PyFloat_Check(o)) { w.floating(PyFloat_AS_DOUBLE(o)); return; }
+  if (PyUnicode_Check(o)) { w.string(PyUnicode_AsUTF8(o)); return; }
+  if (PyDict_Check(o)) {
+    w.begin_object();
+    PyObject *k, *val;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(o, &pos, &k, &val)) {
+      w.key(nb::str(k).c_str());
+      plain(w, val, depth + 1);
+    }
+    w.end_object();
+    return;
+  }
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    w.begin_array();
+    for (nb::handle item : v) plain(w, item, depth + 1);
+    w.end_array();
+    return;
+  }
+  w.null();
+}
+
+void ArgEncoder::tensor(JsonWriter& w, nb::handle v, const std::string& stem) {
+  PyTensor pt;
+  if (!tensor_from_python(v, pt)) { w.null(); return; }
+  tensor_view(w, v, pt, stem);
+}
+
+void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const std::string& stem) {
+  nb::object host;
+  if (!pt.on_cpu) {
+    // Device memory cannot be read here: take a host copy through the adapter.
+    host = types_.to_host(v);
+    bool rg = pt.requires_grad;
+    if (!tensor_from_python(host, pt)) { w.null(); return; }
+    pt.requires_grad = rg;
+  }
+  const TensorRecordOptions& opt = s_.record_options();
+  TensorStats stats;
+  std::string file_contents;
+  const bool save = s_.tensor_task();
+  const std::string data_name = save ? stem + s_.tensor_extension() : std::string();
+  // The GIL stays held: session state is guarded by it (hooks may run on other threads).
+  stats = compute_stats(pt.view, opt.want_crc);
+  if (save) {
+    file_contents = opt.framework == Framework::kPyTorch ? encode_pt(pt.view, stem, pt.requires_grad)
+                                                         : encode_npy(pt.view);
+  }
+  write_tensor_record_with_stats(w, pt.view.dtype, pt.view.shape, stats, pt.requires_grad,
+                                 data_name, opt);
+  if (save) s_.save_tensor_file(data_name, std::move(file_contents));
+}
+
+void ArgEncoder::tensor_named(JsonWriter& w, nb::handle v, const std::string& data_name_stem) {
+  if (v.is_none()) { w.null(); return; }
+  tensor(w, v, data_name_stem);
+}
+
+void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, const char* category,
+                       std::string& path, int depth, const char* kwarg_name) {
+  PyObject* o = v.ptr();
+  if (o == Py_None || depth > kMaxDepth) { w.null(); return; }
+  // Tensors first: they are by far the most common value.
+  if (!PyBool_Check(o) && !PyLong_Check(o) && !PyFloat_Check(o) && !PyUnicode_Check(o) &&
+      !PyList_Check(o) && !PyTuple_Check(o) && !PyDict_Check(o)) {
+    PyTensor pt;
+    if (tensor_from_python(v, pt)) {
+      tensor_view(w, v, pt, entry + "." + category + "." + path);
+      return;
+    }
+  }
+  if (PyBool_Check(o)) { typed_scalar(w, "bool"); w.boolean(o == Py_True); w.end_object(); return; }
+  if (PyLong_Check(o)) { typed_scalar(w, "int"); python_int(w, v); w.end_object(); return; }
+  if (PyFloat_Check(o)) {
+    typed_scalar(w, "float");
+    w.floating(PyFloat_AS_DOUBLE(o));
+    w.end_object();
+    return;
+  }
+  if (PyUnicode_Check(o)) {
+    typed_scalar(w, "str");
+    w.string(PyUnicode_AsUTF8(o));
+    w.end_object();
+    return;
+  }
+  if (types_.size_type.is_valid() && PyObject_TypeCheck(o, (PyTypeObject*)types_.size_type.ptr())) {
+    typed_scalar(w, "torch.Size");
+    w.begin_array();
+    for (nb::handle d : v) python_int(w, d);
+    w.end_array();
+    w.end_object();
+    return;
+  }
+  const size_t base_len = path.size();
+  auto child_path = [&](const std::string& part) {
+    path.resize(base_len);
+    if (!path.empty()) path += '.';
+    path += part;
+  };
+  if (PyTuple_Check(o) && PyObject_HasAttrString(o, "_fields")) {  // namedtuple
+    nb::object fields = nb::borrow(v).attr("_fields");
+    w.begin_object();
+    Py_ssize_t i = 0;
+    for (nb::handle f : fields) {
+      std::string key = nb::str(f).c_str();
+      w.key(key);
+      child_path(key);
+      value(w, PyTuple_GET_ITEM(o, i++), entry, category, path, depth + 1, nullptr);
+    }
+    path.resize(base_len);
+    w.end_object();
+    return;
+  }
+  if (PyList_Check(o) || PyTuple_Check(o)) {
+    w.begin_array();
+    Py_ssize_t i = 0;
+    for (nb::handle item : v) {
+      child_path(std::to_string(i++));
+      value(w, item, entry, category, path, depth + 1, nullptr);
+    }
+    path.resize(base_len);
+    w.end_array();
+    return;
+  }
+  if (PyDict_Check(o)) {
+    w.begin_object();
+    PyObject *k, *val;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(o, &pos, &k, &val)) {
+      std::string key = nb::str(k).c_str();
+      w.key(key);
+      child_path(key);
+      value(w, val, entry, category, path, depth + 1, key.c_str());
+    }
+    path.resize(base_len);
+    w.end_object();
+    return;
+  }
+  if (PySlice_Check(o)) {
+    auto* s = reinterpret_cast<PySliceObject*>(o);
+    typed_scalar(w, "slice");
+    w.begin_array();
+    slice_part(w, s->start);
+    slice_part(w, s->stop);
+    slice_part(w, s->step);
+    w.end_array();
+    w.end_object();
+    return;
+  }
+  if (o == Py_Ellipsis) {
+    typed_scalar(w, "ellipsis");
+    w.string("...");
+    w.end_object();
+    return;
+  }
+  if (types_.numpy_generic.is_valid() &&
+      PyObject_TypeCheck(o, (PyTypeObject*)types_.numpy_generic.ptr())) {
+    typed_scalar(w, Py_TYPE(o)->tp_name);
+    plain(w, nb::borrow(v).attr("item")(), depth + 1);
+    w.end_object();
+    return;
+  }
+  if (types_.fallback.is_valid()) {
+    nb::object r = kwarg_name ? types_.fallback(v, kwarg_name) : types_.fallback(v, nb::none());
+    plain(w, r, depth + 1);
+    return;
+  }
+  w.null();
+}
+
+}  // namespace msprobe

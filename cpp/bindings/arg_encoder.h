@@ -1,0 +1,43 @@
+// Renders Python call arguments, results and gradients (nested lists, tuples, dicts, scalars,
+// slices, tensors) as dump.json values, computing tensor statistics and queueing tensor files.
+#pragma once
+#include <nanobind/nanobind.h>
+
+#include <string>
+
+#include "msprobe/dump/dump_session.h"
+#include "msprobe/format/json_writer.h"
+#include "tensor_from_python.h"
+
+namespace nb = nanobind;
+
+namespace msprobe {
+
+// Python types the encoder recognises; set by the framework adapter.
+struct PythonTypes {
+  nb::object size_type;       // torch.Size (a tuple subclass rendered as {"type": "torch.Size"})
+  nb::object numpy_generic;   // numpy.generic scalars
+  nb::object fallback;        // fallback(value, kwarg_name) -> dict | None for other objects
+  nb::object to_host;         // to_host(tensor) -> CPU tensor, for device tensors
+};
+
+class ArgEncoder {
+ public:
+  ArgEncoder(DumpSession& session, const PythonTypes& types) : s_(session), types_(types) {}
+  // Writes `value`; `entry` and `category` ("input", "kwargs", "output", "parameters") build
+  // tensor file names "{entry}.{category}.{path}{ext}"; `path` is the index/key path so far.
+  void value(JsonWriter& w, nb::handle v, const std::string& entry, const char* category,
+             std::string& path, int depth, const char* kwarg_name);
+  // Writes a tensor whose file is named exactly `data_name_stem` + extension (parameters_grad).
+  void tensor_named(JsonWriter& w, nb::handle v, const std::string& data_name_stem);
+
+ private:
+  void tensor(JsonWriter& w, nb::handle v, const std::string& stem);
+  void tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const std::string& stem);
+  void plain(JsonWriter& w, nb::handle v, int depth);  // JSON-able Python data from fallback
+
+  DumpSession& s_;
+  const PythonTypes& types_;
+};
+
+}  // namespace msprobe

@@ -1,0 +1,348 @@
+// msprobe._core.DumpSession: one call per framework event (API pre/post/backward, module
+// pre/post, parameter gradient). Naming, counting, filtering and rendering happen here in C++.
+#include <Python.h>
+#include <frameobject.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <unordered_map>
+
+#include "arg_encoder.h"
+#include "msprobe/base/error.h"
+#include "msprobe/dump/dump_session.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace msprobe {
+namespace {
+
+// Builds an entry object key by key: `"key": value` parts rendered at depth 3.
+class EntryBuilder {
+ public:
+  template <typename Fn>
+  void part(const char* key, Fn&& fn) {
+    std::string text;
+    append_json_string(text, key);
+    text += ": ";
+    JsonWriter w(text, 3);
+    fn(w);
+    parts_.push_back(std::move(text));
+  }
+  bool empty() const { return parts_.empty(); }
+  std::string finish() const {
+    if (parts_.empty()) return "{}";
+    std::string out = "{";
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      out += i ? ",\n   " : "\n   ";
+      out += parts_[i];
+    }
+    out += "\n  }";
+    return out;
+  }
+  void append(EntryBuilder&& other) {
+    for (auto& p : other.parts_) parts_.push_back(std::move(p));
+  }
+
+ private:
+  std::vector<std::string> parts_;
+};
+
+// parameters_grad of one module call tree: filled as gradients arrive.
+struct PendingParamGrads {
+  std::vector<std::string> names;
+  std::unordered_map<std::string, std::string> rendered;  // param → "[...]" text at depth 3
+};
+
+class PySession {
+ public:
+  PySession(const DumpConfig& cfg, const std::string& framework, size_t writer_memory_mb)
+      : session_(cfg, options(framework, writer_memory_mb)), encoder_(session_, types_) {}
+
+  static SessionOptions options(const std::string& framework, size_t mb) {
+    SessionOptions o;
+    o.framework = framework == "mindspore" ? Framework::kMindSpore : Framework::kPyTorch;
+    o.framework_name = framework;
+    o.writer_memory_bytes = mb << 20;
+    return o;
+  }
+
+  void set_types(nb::object size_type, nb::object numpy_generic, nb::object fallback,
+                 nb::object to_host, std::string internal_prefix) {
+    types_.size_type = std::move(size_type);
+    types_.numpy_generic = std::move(numpy_generic);
+    types_.fallback = std::move(fallback);
+    types_.to_host = std::move(to_host);
+    internal_prefix_ = std::move(internal_prefix);
+  }
+
+  bool start(int64_t rank) { return session_.start(rank); }
+  void stop() {
+    flush_param_grads();
+    session_.stop();
+  }
+  void step() {
+    flush_param_grads();
+    session_.step();
+    pending_.clear();
+  }
+
+  // API forward pre-hook: counts the call and records its inputs. Returns the call index, or
+  // -1 when nothing is collected for this call.
+  int64_t api_pre(const std::string& api, nb::handle args, nb::handle kwargs) {
+    if (!session_.healthy()) return -1;
+    const int64_t idx = session_.next_api_index(api);
+    const std::string name = api + "." + std::to_string(idx) + ".forward";
+    session_.record_parent(name);
+    EntryBuilder& e = pending_[name];
+    if (session_.data_mode().allows(true, true) && session_.scope().check(name)) {
+      e.part("input_args", [&](JsonWriter& w) { positional(w, args, name, "input"); });
+      e.part("input_kwargs", [&](JsonWriter& w) { keywords(w, kwargs, name); });
+    }
+    return idx;
+  }
+
+  // API forward hook: records the outputs and the stack, writes the entry. Returns whether the
+  // forward was collected (then the adapter hooks the backward).
+  bool api_post(const std::string& api, int64_t idx, nb::handle output) {
+    const std::string name = api + "." + std::to_string(idx) + ".forward";
+    auto it = pending_.find(name);
+    EntryBuilder e;
+    if (it != pending_.end()) {
+      e = std::move(it->second);
+      pending_.erase(it);
+    }
+    if (!session_.healthy()) return false;
+    if (session_.data_mode().allows(true, false) && session_.scope().check(name))
+      e.part("output", [&](JsonWriter& w) { as_list(w, output, name, "output"); });
+    if (e.empty()) return session_.data_mode().backward();
+    session_.emit_entry(name, e.finish());
+    session_.emit_stack(name, capture_stack());
+    return true;
+  }
+
+  // API backward (autograd node hook): grad_outputs are the gradients flowing in ("input"),
+  // grad_inputs those produced ("output").
+  void api_backward(const std::string& api, int64_t idx, nb::handle grad_outputs,
+                    nb::handle grad_inputs) {
+    if (session_.disabled()) return;
+    const std::string name = api + "." + std::to_string(idx) + ".backward";
+    backward_entry(name, grad_outputs, grad_inputs);
+  }
+
+  // Module / Cell node pre-hook (forward or backward): counts, pushes and records the parent.
+  std::string module_pre(const std::string& prefix, const std::string& direction) {
+    const std::string key = prefix + direction;
+    const int64_t idx = session_.next_module_index(key);
+    std::string name = key + "." + std::to_string(idx);
+    session_.push_module(name);
+    session_.scope().begin_module(name);
+    if (session_.switch_on()) session_.record_parent(name);
+    return name;
+  }
+
+  // Module forward hook: records inputs, outputs and direct parameters; pops the module.
+  // Returns whether the entry was collected (then parameter gradients are wanted).
+  bool module_post_forward(const std::string& name, nb::handle args, nb::handle kwargs,
+                           nb::handle output, nb::handle params) {
+    bool collected = false;
+    if (session_.healthy() && session_.scope().check(name)) {
+      EntryBuilder e;
+      const auto& dm = session_.data_mode();
+      if (dm.allows(true, true)) {
+        e.part("input_args", [&](JsonWriter& w) { positional(w, args, name, "input"); });
+        e.part("input_kwargs", [&](JsonWriter& w) { keywords(w, kwargs, name); });
+      }
+      if (dm.allows(true, false))
+        e.part("output", [&](JsonWriter& w) { as_list(w, output, name, "output"); });
+      if (!e.empty() && !params.is_none() && PyDict_Size(params.ptr()) > 0) {
+        e.part("parameters", [&](JsonWriter& w) {
+          w.begin_object();
+          PyObject *k, *v;
+          Py_ssize_t pos = 0;
+          while (PyDict_Next(params.ptr(), &pos, &k, &v)) {
+            std::string key = nb::str(k).c_str();
+            w.key(key);
+            std::string path = key;
+            encoder_.value(w, v, name, "parameters", path, 1, nullptr);
+          }
+          w.end_object();
+        });
+      }
+      if (!e.empty()) {
+        session_.emit_entry(name, e.finish());
+        session_.emit_stack(name, capture_stack());
+      }
+      collected = true;
+    }
+    session_.pop_module(name);
+    session_.scope().end_module(name);
+    return collected;
+  }
+
+  // Module full backward hook: grad_output flows in ("input"), grad_input out ("output").
+  void module_post_backward(const std::string& name, nb::handle grad_input,
+                            nb::handle grad_output) {
+    if (session_.switch_on()) backward_entry(name, grad_output, grad_input);
+    session_.pop_module(name);
+    session_.scope().end_module(name);
+  }
+
+  // One parameter's gradient for "{prefix}parameters_grad"; `names` lists every parameter the
+  // entry waits for. The entry is written once all have arrived (or at stop()/step()).
+  void param_grad(const std::string& prefix, const std::string& param, nb::handle grad,
+                  std::vector<std::string> names) {
+    if (!session_.switch_on() || !session_.data_mode().backward()) return;
+    const std::string name = prefix + "parameters_grad";
+    PendingParamGrads& p = param_grads_[name];
+    if (p.names.empty()) {
+      p.names = std::move(names);
+      param_order_.push_back(name);
+    }
+    std::string text;
+    JsonWriter w(text, 3);
+    w.begin_array();
+    encoder_.tensor_named(w, grad, name + "." + param);
+    w.end_array();
+    p.rendered[param] = std::move(text);
+    if (p.rendered.size() >= p.names.size()) write_param_grads(name);
+  }
+
+  void flush() { session_.flush(); }
+  DumpSession& core() { return session_; }
+
+ private:
+  void backward_entry(const std::string& name, nb::handle in, nb::handle out) {
+    if (!session_.scope().check(name)) return;
+    EntryBuilder e;
+    const auto& dm = session_.data_mode();
+    if (dm.allows(false, true))
+      e.part("input", [&](JsonWriter& w) { as_list(w, in, name, "input"); });
+    if (dm.allows(false, false))
+      e.part("output", [&](JsonWriter& w) { as_list(w, out, name, "output"); });
+    if (!e.empty()) session_.emit_entry(name, e.finish());
+  }
+
+  void write_param_grads(const std::string& name) {
+    auto it = param_grads_.find(name);
+    if (it == param_grads_.end()) return;
+    std::string text = "{";
+    bool first = true;
+    for (const auto& pname : it->second.names) {
+      text += first ? "\n   " : ",\n   ";
+      first = false;
+      append_json_string(text, pname);
+      text += ": ";
+      auto r = it->second.rendered.find(pname);
+      text += r != it->second.rendered.end() ? r->second : "[\n    null\n   ]";
+    }
+    text += first ? "}" : "\n  }";
+    session_.emit_entry(name, text);
+    param_grads_.erase(it);
+  }
+
+  void flush_param_grads() {
+    for (const auto& name : param_order_) write_param_grads(name);
+    param_order_.clear();
+  }
+
+  void positional(JsonWriter& w, nb::handle args, const std::string& entry, const char* cat) {
+    w.begin_array();
+    if (!args.is_none()) {
+      Py_ssize_t i = 0;
+      for (nb::handle a : args) {
+        std::string path = std::to_string(i++);
+        encoder_.value(w, a, entry, cat, path, 1, nullptr);
+      }
+    }
+    w.end_array();
+  }
+
+  void keywords(JsonWriter& w, nb::handle kwargs, const std::string& entry) {
+    w.begin_object();
+    if (!kwargs.is_none()) {
+      PyObject *k, *v;
+      Py_ssize_t pos = 0;
+      while (PyDict_Next(kwargs.ptr(), &pos, &k, &v)) {
+        std::string key = nb::str(k).c_str();
+        w.key(key);
+        std::string path = key;
+        encoder_.value(w, v, entry, "kwargs", path, 1, key.c_str());
+      }
+    }
+    w.end_object();
+  }
+
+  // A non-tuple result is recorded as a one-element list.
+  void as_list(JsonWriter& w, nb::handle v, const std::string& entry, const char* cat) {
+    if (PyTuple_Check(v.ptr()) || PyList_Check(v.ptr())) {
+      if (!(PyTuple_Check(v.ptr()) && PyObject_HasAttrString(v.ptr(), "_fields"))) {
+        positional(w, v, entry, cat);
+        return;
+      }
+    }
+    w.begin_array();
+    std::string path = "0";
+    encoder_.value(w, v, entry, cat, path, 1, nullptr);
+    w.end_array();
+  }
+
+  std::vector<StackFrame> capture_stack() {
+    std::vector<StackFrame> frames;
+    PyFrameObject* f = PyEval_GetFrame();
+    if (f) Py_INCREF(f);
+    while (f) {
+      PyCodeObject* code = PyFrame_GetCode(f);
+      const char* file = PyUnicode_AsUTF8(code->co_filename);
+      if (file && (internal_prefix_.empty() || std::strncmp(file, internal_prefix_.c_str(),
+                                                            internal_prefix_.size()) != 0)) {
+        frames.push_back({file, PyFrame_GetLineNumber(f), PyUnicode_AsUTF8(code->co_name)});
+      }
+      Py_DECREF(code);
+      PyFrameObject* back = PyFrame_GetBack(f);
+      Py_DECREF(f);
+      f = back;
+    }
+    return frames;
+  }
+
+  PythonTypes types_;
+  DumpSession session_;
+  ArgEncoder encoder_;
+  std::string internal_prefix_;
+  std::unordered_map<std::string, EntryBuilder> pending_;
+  std::unordered_map<std::string, PendingParamGrads> param_grads_;
+  std::vector<std::string> param_order_;
+};
+
+}  // namespace
+}  // namespace msprobe
+
+void bind_session(nb::module_& m) {
+  using msprobe::PySession;
+  nb::class_<PySession>(m, "DumpSession")
+      .def(nb::init<const msprobe::DumpConfig&, const std::string&, size_t>(), "config"_a,
+           "framework"_a = "pytorch", "writer_memory_mb"_a = 512)
+      .def("set_types", &PySession::set_types, "size_type"_a.none(), "numpy_generic"_a.none(),
+           "fallback"_a.none(), "to_host"_a.none(), "internal_prefix"_a)
+      .def("start", &PySession::start, "rank"_a = -1)
+      .def("stop", &PySession::stop)
+      .def("step", &PySession::step)
+      .def("flush", &PySession::flush, nb::call_guard<nb::gil_scoped_release>())
+      .def("api_pre", &PySession::api_pre)
+      .def("api_post", &PySession::api_post)
+      .def("api_backward", &PySession::api_backward)
+      .def("module_pre", &PySession::module_pre)
+      .def("module_post_forward", &PySession::module_post_forward)
+      .def("module_post_backward", &PySession::module_post_backward)
+      .def("param_grad", &PySession::param_grad)
+      .def_prop_ro("switch_on", [](PySession& s) { return s.core().switch_on(); })
+      .def_prop_ro("ended", [](PySession& s) { return s.core().ended(); })
+      .def_prop_ro("disabled", [](PySession& s) { return s.core().disabled(); })
+      .def_prop_ro("disabled_reason", [](PySession& s) { return s.core().disabled_reason(); })
+      .def_prop_ro("current_step", [](PySession& s) { return s.core().current_step(); })
+      .def_prop_ro("entries_written", [](PySession& s) { return s.core().entries_written(); })
+      .def_prop_ro("rank_dir", [](PySession& s) { return s.core().rank_dir(); });
+}

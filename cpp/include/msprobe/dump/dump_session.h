@@ -1,0 +1,107 @@
+// The dump session of one process: step/rank selection, call counters, filters, the
+// construct.json module stack, and the output files of the current step (through AsyncWriter).
+// Framework-neutral: adapters call it once per event with names and rendered records.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "msprobe/config/dump_config.h"
+#include "msprobe/dump/async_writer.h"
+#include "msprobe/dump/scope_filter.h"
+#include "msprobe/dump/source_lines.h"
+#include "msprobe/dump/tensor_record.h"
+
+namespace msprobe {
+
+struct SessionOptions {
+  Framework framework = Framework::kPyTorch;
+  std::string framework_name = "pytorch";  // dump.json "framework"
+  size_t writer_memory_bytes = 512u << 20;
+};
+
+struct StackFrame {
+  std::string file;
+  int64_t line;
+  std::string function;
+};
+
+class DumpSession {
+ public:
+  DumpSession(DumpConfig config, SessionOptions options);
+  ~DumpSession();
+
+  const DumpConfig& config() const { return config_; }
+  // Lifecycle (reference §2.1). start returns whether data is collected from now on.
+  bool start(int64_t rank);  // rank < 0: not distributed ("rank" folder)
+  void stop();
+  void step();
+  bool switch_on() const { return switch_ && !disabled_; }
+  bool ended() const { return ended_; }
+  int64_t current_step() const { return current_step_; }
+  // Set when an internal or I/O error disabled the probe; training goes on.
+  bool disabled() const { return disabled_; }
+  const std::string& disabled_reason() const { return disabled_reason_; }
+  // Checks the writer; on failure disables the session. Returns switch_on().
+  bool healthy();
+  void disable(const std::string& reason);
+
+  // Call counters, reset by step().
+  int64_t next_api_index(const std::string& api);
+  int64_t next_module_index(const std::string& key);
+
+  ScopeFilter& scope() { return scope_; }
+  const DataModeFilter& data_mode() const { return data_mode_; }
+  bool tensor_task() const { return tensor_task_; }
+  bool has_construct() const { return has_construct_; }
+  const TensorRecordOptions& record_options() const { return record_opt_; }
+  const std::string& tensor_extension() const { return tensor_ext_; }
+
+  // construct.json: the module call stack. Nodes pushed by pre-hooks, popped by post-hooks.
+  void push_module(const std::string& name);
+  void pop_module(const std::string& name);
+  // Records `node`'s parent (top of the stack) in construct.json.
+  void record_parent(const std::string& node);
+
+  // Output of the current step directory (no-ops while not started or disabled).
+  void emit_entry(const std::string& name, const std::string& value_text);  // value at depth 2
+  void emit_stack(const std::string& name, const std::vector<StackFrame>& frames);
+  // Queues a tensor file under dump_tensor_data/.
+  void save_tensor_file(const std::string& data_name, std::string contents);
+  void flush();
+
+  int64_t entries_written() const { return entries_written_; }
+  std::string rank_dir() const { return rank_dir_; }
+
+ private:
+  void open_step_files();
+  void close_step_files();
+
+  DumpConfig config_;
+  SessionOptions opt_;
+  ScopeFilter scope_;
+  DataModeFilter data_mode_;
+  TensorRecordOptions record_opt_;
+  bool tensor_task_;
+  bool has_construct_;
+  std::string tensor_ext_;
+  std::unique_ptr<AsyncWriter> writer_;
+  SourceLines sources_;
+
+  bool switch_ = false, disabled_ = false, ended_ = false, files_open_ = false;
+  std::string disabled_reason_;
+  int64_t current_step_ = 0;
+  int64_t rank_ = -1;
+  bool rank_known_ = false;
+  std::string rank_dir_, tensor_dir_;
+  int dump_file_ = -1, stack_file_ = -1, construct_file_ = -1;
+  std::unordered_map<std::string, int64_t> api_counts_, module_counts_;
+  std::vector<std::string> module_stack_;
+  bool any_module_seen_ = false;
+  int64_t entries_written_ = 0;
+};
+
+}  // namespace msprobe

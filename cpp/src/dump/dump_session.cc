@@ -1,0 +1,235 @@
+// The dump session: see dump_session.h.
+#include "msprobe/dump/dump_session.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "msprobe/base/error.h"
+#include "msprobe/format/json_text.h"
+
+namespace msprobe {
+
+namespace {
+constexpr mode_t kDirMode = 0750;
+
+std::string absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char buf[PATH_MAX];
+  if (!::getcwd(buf, sizeof(buf))) return path;
+  std::string p = path;
+  while (p.rfind("./", 0) == 0) p = p.substr(2);
+  std::string out = std::string(buf) + "/" + p;
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+// mkdir -p with mode 0750; throws FileError naming the directory.
+void make_dirs(const std::string& path) {
+  std::string cur;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    cur = path.substr(0, pos);
+    if (cur.empty()) continue;
+    if (::mkdir(cur.c_str(), kDirMode) != 0 && errno != EEXIST) {
+      int err = errno;
+      throw FileError("cannot create dump directory " + cur + ": " + std::strerror(err));
+    }
+    struct stat st;
+    if (::lstat(cur.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+      throw FileError("cannot create dump directory " + cur + ": a file of that name exists");
+  }
+}
+}  // namespace
+
+DumpSession::DumpSession(DumpConfig config, SessionOptions options)
+    : config_(std::move(config)),
+      opt_(std::move(options)),
+      scope_(config_.scope, config_.list, config_.level),
+      data_mode_(config_.data_mode) {
+  config_.dump_path = absolute(config_.dump_path);
+  record_opt_.framework = opt_.framework;
+  record_opt_.want_crc = config_.summary_mode == "md5" && config_.task != "tensor";
+  tensor_task_ = config_.task == "tensor";
+  has_construct_ = config_.level == "L0" || config_.level == "mix";
+  tensor_ext_ = opt_.framework == Framework::kPyTorch ? ".pt" : ".npy";
+  writer_ = std::make_unique<AsyncWriter>(opt_.writer_memory_bytes);
+}
+
+DumpSession::~DumpSession() {
+  try {
+    close_step_files();
+  } catch (...) {
+  }
+}
+
+void DumpSession::disable(const std::string& reason) {
+  if (disabled_) return;
+  disabled_ = true;
+  disabled_reason_ = reason;
+  switch_ = false;
+}
+
+bool DumpSession::healthy() {
+  if (!disabled_ && writer_->failed()) disable(writer_->error());
+  return switch_on();
+}
+
+bool DumpSession::start(int64_t rank) {
+  if (disabled_ || ended_) return false;
+  rank_ = rank;
+  if (!config_.rank.empty() &&
+      !std::binary_search(config_.rank.begin(), config_.rank.end(), rank < 0 ? 0 : rank))
+    return false;
+  if (!config_.step.empty()) {
+    if (current_step_ > config_.step.back()) {
+      ended_ = true;
+      return false;
+    }
+    if (!std::binary_search(config_.step.begin(), config_.step.end(), current_step_)) return false;
+  }
+  if (!files_open_) {
+    try {
+      open_step_files();
+    } catch (const std::exception& e) {
+      disable(e.what());
+      return false;
+    }
+  }
+  switch_ = true;
+  return true;
+}
+
+void DumpSession::stop() {
+  switch_ = false;
+  flush();
+}
+
+void DumpSession::step() {
+  switch_ = false;
+  close_step_files();
+  ++current_step_;
+  api_counts_.clear();
+  module_counts_.clear();
+  module_stack_.clear();
+  any_module_seen_ = false;
+  if (!config_.step.empty() && current_step_ > config_.step.back()) ended_ = true;
+}
+
+void DumpSession::open_step_files() {
+  const std::string rank_name = rank_ < 0 ? "rank" : "rank" + std::to_string(rank_);
+  rank_dir_ = config_.dump_path + "/step" + std::to_string(current_step_) + "/" + rank_name;
+  make_dirs(rank_dir_);
+  std::string header = "{\n \"task\": ";
+  append_json_string(header, config_.task);
+  header += ",\n \"level\": ";
+  append_json_string(header, config_.level);
+  header += ",\n \"framework\": ";
+  append_json_string(header, opt_.framework_name);
+  header += ",\n \"dump_data_dir\": ";
+  if (tensor_task_) {
+    tensor_dir_ = rank_dir_ + "/dump_tensor_data";
+    make_dirs(tensor_dir_);
+    append_json_string(header, tensor_dir_);
+  } else {
+    header += "null";
+  }
+  header += ",\n \"data\": {";
+  dump_file_ = writer_->open_object_file(rank_dir_ + "/dump.json", header, "\n}\n", 2);
+  stack_file_ = writer_->open_object_file(rank_dir_ + "/stack.json", "{", "\n", 1);
+  construct_file_ = writer_->open_object_file(rank_dir_ + "/construct.json", "{", "\n", 1);
+  files_open_ = true;
+}
+
+void DumpSession::close_step_files() {
+  if (!files_open_) return;
+  writer_->close_object_file(dump_file_);
+  writer_->close_object_file(stack_file_);
+  writer_->close_object_file(construct_file_);
+  writer_->flush();
+  files_open_ = false;
+  healthy();
+}
+
+void DumpSession::flush() {
+  writer_->flush();
+  healthy();
+}
+
+int64_t DumpSession::next_api_index(const std::string& api) { return api_counts_[api]++; }
+
+int64_t DumpSession::next_module_index(const std::string& key) { return module_counts_[key]++; }
+
+void DumpSession::push_module(const std::string& name) {
+  module_stack_.push_back(name);
+  any_module_seen_ = true;
+}
+
+void DumpSession::pop_module(const std::string& name) {
+  // Pop up to and including `name`; a mismatched pop (hooks skipped by an exception) heals here.
+  for (size_t i = module_stack_.size(); i-- > 0;) {
+    if (module_stack_[i] == name) {
+      module_stack_.resize(i);
+      return;
+    }
+  }
+}
+
+void DumpSession::record_parent(const std::string& node) {
+  if (!has_construct_ || !files_open_ || !switch_on()) return;
+  std::string member;
+  append_json_string(member, node);
+  member += ": ";
+  if (!module_stack_.empty()) {
+    // A module records its enclosing module, not itself.
+    const std::string& top = module_stack_.back();
+    if (top != node) {
+      append_json_string(member, top);
+    } else if (module_stack_.size() >= 2) {
+      append_json_string(member, module_stack_[module_stack_.size() - 2]);
+    } else {
+      member += "null";
+    }
+  } else if (any_module_seen_) {
+    member += "null";
+  } else {
+    member += "\"\"";
+  }
+  writer_->append_member(construct_file_, std::move(member));
+}
+
+void DumpSession::emit_entry(const std::string& name, const std::string& value_text) {
+  if (!files_open_ || disabled_) return;
+  std::string member;
+  member.reserve(name.size() + value_text.size() + 8);
+  append_json_string(member, name);
+  member += ": ";
+  member += value_text;
+  writer_->append_member(dump_file_, std::move(member));
+  ++entries_written_;
+}
+
+void DumpSession::emit_stack(const std::string& name, const std::vector<StackFrame>& frames) {
+  if (!files_open_ || disabled_) return;
+  std::string member;
+  append_json_string(member, name);
+  member += ": ";
+  JsonWriter v(member, 1);
+  v.begin_array();
+  if (frames.empty()) v.string("The call stack retrieval failed.");
+  for (const auto& f : frames) v.string(sources_.frame(f.file, f.line, f.function));
+  v.end_array();
+  writer_->append_member(stack_file_, std::move(member));
+}
+
+void DumpSession::save_tensor_file(const std::string& data_name, std::string contents) {
+  if (!files_open_ || disabled_) return;
+  writer_->write_file(tensor_dir_ + "/" + data_name, std::move(contents));
+}
+
+}  // namespace msprobe
