@@ -1,0 +1,1 @@
+"""Framework-neutral helpers shared by the PyTorch and MindSpore adapters."""

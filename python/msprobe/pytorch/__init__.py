@@ -1,0 +1,7 @@
+"""PyTorch adapter: from msprobe.pytorch import PrecisionDebugger, seed_all, module_dump,
+module_dump_end."""
+from msprobe.pytorch.module_dump import module_dump, module_dump_end
+from msprobe.pytorch.precision_debugger import PrecisionDebugger
+from msprobe.pytorch.seed import seed_all
+
+__all__ = ["PrecisionDebugger", "seed_all", "module_dump", "module_dump_end"]

@@ -1,0 +1,85 @@
+"""Module hooks for levels L0 and mix: forward/backward data of every sub-module, its direct
+parameters, their gradients, and the module call tree for construct.json."""
+import torch
+
+from msprobe.pytorch.hook_state import STATE
+
+
+def _guarded(fn):
+    """Runs a hook body with nested recording suppressed; an internal error disables the probe."""
+    def hook(*args):
+        state = STATE
+        if state.session is None:
+            return None
+        was_busy = state.busy
+        state.busy = True
+        try:
+            fn(state.session, *args)
+        except Exception as e:
+            state.on_error(e)
+        finally:
+            state.busy = was_busy
+        return None
+    return hook
+
+
+class ModuleHooks:
+    def __init__(self):
+        self.handles = []
+        self.hooked = set()
+
+    def register(self, model, data_mode_backward):
+        models = list(model) if isinstance(model, (list, tuple)) else [model]
+        for i, m in enumerate(models):
+            index = f"{i}." if len(models) > 1 or isinstance(model, (list, tuple)) else ""
+            for name, module in m.named_modules():
+                if module is m or not name or id(module) in self.hooked:
+                    continue
+                self.hooked.add(id(module))
+                prefix = f"Module.{index}{name}.{module.__class__.__name__}."
+                self._register_one(module, prefix, data_mode_backward)
+
+    def _register_one(self, module, prefix, want_param_grads):
+        forward_names, backward_names = [], []
+        param_hooked = []
+
+        def pre_forward(session, mod, args):
+            forward_names.append(session.module_pre(prefix, "forward"))
+
+        def post_forward(session, mod, args, kwargs, output):
+            if not forward_names:
+                return
+            name = forward_names.pop()
+            collected = session.module_post_forward(name, args, kwargs, output, mod._parameters)
+            if collected and want_param_grads and not param_hooked:
+                param_hooked.append(True)
+                self._hook_params(mod, prefix)
+
+        def pre_backward(session, mod, grad_output):
+            backward_names.append(session.module_pre(prefix, "backward"))
+
+        def post_backward(session, mod, grad_input, grad_output):
+            if backward_names:
+                session.module_post_backward(backward_names.pop(), grad_input, grad_output)
+
+        self.handles.append(module.register_forward_pre_hook(_guarded(pre_forward)))
+        self.handles.append(module.register_forward_hook(_guarded(post_forward), with_kwargs=True))
+        self.handles.append(module.register_full_backward_pre_hook(_guarded(pre_backward)))
+        self.handles.append(module.register_full_backward_hook(_guarded(post_backward)))
+
+    def _hook_params(self, module, prefix):
+        names = [n for n, p in module.named_parameters(recurse=False) if p.requires_grad]
+        for pname, param in module.named_parameters(recurse=False):
+            if not param.requires_grad:
+                continue
+
+            def grad_hook(session, grad, pname=pname):
+                session.param_grad(prefix, pname, grad, names)
+
+            self.handles.append(param.register_hook(_guarded(grad_hook)))
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+        self.handles.clear()
+        self.hooked.clear()

@@ -1,0 +1,179 @@
+"""PrecisionDebugger for PyTorch: the public API of msprobe 1.2.1 (reference data-dump §2.1)."""
+import os
+
+import numpy as np
+import torch
+
+from msprobe import _core
+from msprobe.core import log
+from msprobe.core.errors import MsprobeException
+from msprobe.pytorch.api_wrapper import ApiPatcher
+from msprobe.pytorch.hook_state import STATE
+from msprobe.pytorch.module_hooks import ModuleHooks
+from msprobe.pytorch.value_encoding import encode_torch_value, to_host
+
+DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(__file__)), "config.json")
+DUMP_TASKS = ("statistics", "tensor")
+MSPROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _writer_memory_mb():
+    value = os.environ.get("MSPROBE_WRITER_MEMORY_MB", "512")
+    try:
+        mb = int(value)
+        if mb <= 0:
+            raise ValueError
+        return mb
+    except ValueError:
+        raise MsprobeException(
+            f"MSPROBE_WRITER_MEMORY_MB must be a positive integer (MiB), got {value!r}") from None
+
+
+def _check_model(model):
+    if model is None:
+        return
+    if isinstance(model, torch.nn.Module):
+        return
+    if isinstance(model, (list, tuple)) and model and all(
+            isinstance(m, torch.nn.Module) for m in model):
+        return
+    raise MsprobeException(
+        "The 'model' parameter must be a torch.nn.Module or list[torch.nn.Module], "
+        f"got {type(model).__name__}")
+
+
+class PrecisionDebugger:
+    _instance = None
+
+    def __new__(cls, *args, **kwargs):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+            cls._instance._initialized = False
+        return cls._instance
+
+    def __init__(self, config_path=None, task=None, dump_path=None, level=None, model=None,
+                 step=None):
+        if self._initialized:
+            return
+        for arg, value in (("config_path", config_path), ("task", task),
+                           ("dump_path", dump_path), ("level", level)):
+            if value is not None and not isinstance(value, str):
+                raise MsprobeException(f"PrecisionDebugger: '{arg}' must be a str, "
+                                       f"got {type(value).__name__}")
+        if step is not None and not isinstance(step, list):
+            raise MsprobeException(f"PrecisionDebugger: 'step' must be a list, "
+                                   f"got {type(step).__name__}")
+        _check_model(model)
+        self.config = _core.load_config(config_path or DEFAULT_CONFIG, "pytorch", task=task,
+                                        dump_path=dump_path, level=level, step=step)
+        cfg = self.config
+        if cfg.task not in DUMP_TASKS:
+            raise MsprobeException(
+                f"task '{cfg.task}' is not supported by this msprobe's PrecisionDebugger; "
+                f"supported tasks: {', '.join(DUMP_TASKS)}")
+        if cfg.level == "L2":
+            raise MsprobeException(
+                "level 'L2' (kernel dump) needs torch_npu on an Ascend NPU; use L0, L1 or mix")
+        if model is not None:
+            log.warning("passing 'model' to PrecisionDebugger is deprecated; use start(model)")
+        self.model = model
+        self.session = _core.DumpSession(cfg, "pytorch", _writer_memory_mb())
+        self.session.set_types(torch.Size, np.generic, encode_torch_value, to_host, MSPROBE_DIR)
+        self.api_patcher = ApiPatcher()
+        self.module_hooks = ModuleHooks()
+        self.modules_registered = False
+        self.error_reported = False
+        STATE.session = self.session
+        STATE.on_error = self._internal_error
+        if cfg.level in ("L1", "mix"):
+            self.api_patcher.install()
+        self._initialized = True
+
+    # ---- errors never break training -------------------------------------------------------
+    def _internal_error(self, exc):
+        STATE.active = False
+        if not self.error_reported:
+            self.error_reported = True
+            log.error(f"internal error, dumping is disabled and training continues: "
+                      f"{type(exc).__name__}: {exc}")
+
+    def _report_disabled(self):
+        if self.session.disabled and not self.error_reported:
+            self.error_reported = True
+            log.error(f"{self.session.disabled_reason}; dumping is disabled, training continues")
+
+    # ---- public API ----------------------------------------------------------------------
+    @classmethod
+    def _get(cls, what):
+        if cls._instance is None or not cls._instance._initialized:
+            raise MsprobeException(f"PrecisionDebugger must be created before calling {what}()")
+        return cls._instance
+
+    @classmethod
+    def start(cls, model=None):
+        self = cls._get("start")
+        _check_model(model)
+        model = model if model is not None else self.model
+        level = self.config.level
+        if level in ("L0", "mix") and model is None:
+            raise MsprobeException(
+                f"missing the parameter 'model': level {level} needs start(model) "
+                "(or PrecisionDebugger(model=...))")
+        if level not in ("L0", "mix") and model is not None and not self.modules_registered:
+            log.info(f"level {level} records APIs only; the model passed to start() is ignored")
+        session = self.session
+        if session.disabled or session.ended:
+            return
+        rank = -1
+        if torch.distributed.is_available() and torch.distributed.is_initialized():
+            rank = torch.distributed.get_rank()
+        if level in ("L0", "mix") and not self.modules_registered:
+            self.module_hooks.register(model, self._data_mode_backward())
+            self.modules_registered = True
+        was_on = session.switch_on
+        on = session.start(rank)
+        STATE.active = on and not self.error_reported
+        self._report_disabled()
+        if on and not was_on:
+            log.info(f"Dump switch is turned on at step {session.current_step}. "
+                     f"Dump data will be saved in {session.rank_dir}.")
+        if session.ended:
+            log.info("msprobe ends successfully (the last configured step is done)")
+
+    def _data_mode_backward(self):
+        modes = self.config.data_mode
+        return "all" in modes or "backward" in modes or not (
+            "forward" in modes)
+
+    @classmethod
+    def stop(cls):
+        self = cls._get("stop")
+        STATE.active = False
+        self.session.stop()
+        self._report_disabled()
+
+    @classmethod
+    def forward_backward_dump_end(cls):
+        log.warning("forward_backward_dump_end() is deprecated; it is the same as stop()")
+        cls.stop()
+
+    @classmethod
+    def step(cls):
+        self = cls._get("step")
+        STATE.active = False
+        self.session.step()
+        self._report_disabled()
+
+    @classmethod
+    def _reset_for_tests(cls):
+        """Removes every hook and forgets the instance (not part of the original's API)."""
+        self = cls._instance
+        if self is None:
+            return
+        if getattr(self, "_initialized", False):
+            STATE.active = False
+            self.session.step()
+            self.api_patcher.uninstall()
+            self.module_hooks.remove()
+            STATE.session = None
+        cls._instance = None

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs every test: the C++ GoogleTest suite, then the Python suite (real torch, real files,
+# real processes). Rebuilds the package first so the tests see the current sources.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+$PY -m pip install -q --no-build-isolation .
+cmake -S . -B build/tests -G Ninja -DMSPROBE_BUILD_TESTS=ON -DMSPROBE_BUILD_PYTHON=OFF \
+      -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build build/tests
+./build/tests/msprobe_cpp_tests --gtest_brief=1
+$PY -m pytest -q tests "$@"
