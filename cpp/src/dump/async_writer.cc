@@ -166,10 +166,31 @@ bool AsyncWriter::write_members(ObjectFile& f, std::string& members) {
   members.append((size_t)f.member_depth - 1, ' ');
   members += '}';
   members += f.tail;
-  if (!write_all_at(f.fd, members, f.members_end, f.path)) return false;
+  if (!write_all_at(f.fd, members, f.members_end, f.path)) {
+    restore_closing(f);
+    return false;
+  }
   f.members_end += (int64_t)member_len;
+  f.empty = false;
   members.clear();
   return true;
+}
+
+// After a failed write (disk full, file too large): put the closing text back right after the
+// last complete member and cut what follows, so the records already written stay parseable.
+// This needs no new space: it rewrites bytes inside the file and truncates.
+void AsyncWriter::restore_closing(ObjectFile& f) {
+  std::string closing;
+  if (f.empty) {
+    closing = "}";
+  } else {
+    closing = "\n";
+    closing.append((size_t)f.member_depth - 1, ' ');
+    closing += '}';
+  }
+  closing += f.tail;
+  ssize_t w = ::pwrite(f.fd, closing.data(), closing.size(), (off_t)f.members_end);
+  if (w == (ssize_t)closing.size()) (void)::ftruncate(f.fd, (off_t)(f.members_end + (int64_t)closing.size()));
 }
 
 void AsyncWriter::process(std::vector<Item>& batch) {
@@ -206,11 +227,10 @@ void AsyncWriter::process(std::vector<Item>& batch) {
       f->fd = -1;
       continue;
     }
-    if (!f->empty) members += ',';
+    if (!f->empty || !members.empty()) members += ',';
     members += '\n';
     members.append((size_t)f->member_depth, ' ');
     members += it.text;
-    f->empty = false;
   }
   for (auto& [f, members] : pending)
     if (f->fd >= 0 && !write_members(*f, members)) return;

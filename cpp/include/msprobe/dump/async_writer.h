@@ -56,6 +56,7 @@ class AsyncWriter {
   void run();
   void process(std::vector<Item>& batch);
   bool write_members(ObjectFile& f, std::string& members);
+  void restore_closing(ObjectFile& f);
   void fail(const std::string& what, int err);
   bool write_all_at(int fd, const std::string& data, int64_t offset, const std::string& path);
 

@@ -1,0 +1,79 @@
+"""Nothing lost: after kill -9 the dump.json on disk is parseable and holds every entry completed
+at least a second before the kill; write failures disable the probe, not training."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from conftest import TESTS_DIR, load_json, run_python
+
+
+def test_kill_9_keeps_parseable_dump(tmp_path):
+    progress = tmp_path / "progress.txt"
+    env = dict(os.environ, PYTHONPATH=TESTS_DIR)
+    proc = subprocess.Popen([sys.executable, f"{TESTS_DIR}/scripts/kill_target.py", str(progress)],
+                            cwd=tmp_path, env=env, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if progress.exists() and len(progress.read_text().splitlines()) >= 60:
+            break
+        time.sleep(0.1)
+    time.sleep(1.5)
+    kill_time = time.time()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = [line.split() for line in progress.read_text().splitlines()]
+    must_have = [int(i) for i, t in done if float(t) < kill_time - 1.0]
+    assert len(must_have) >= 60
+    dump = load_json(tmp_path / "dump" / "step0" / "rank" / "dump.json")   # parseable as is
+    data = dump["data"]
+    for i in must_have:
+        assert f"Functional.linear.{i}.forward" in data, i
+        assert f"Functional.linear.{i}.backward" in data, i
+    stack = load_json(tmp_path / "dump" / "step0" / "rank" / "stack.json")
+    assert f"Functional.linear.{must_have[-1]}.forward" in stack
+
+
+FULL_DISK = r"""
+import resource, signal, sys, torch
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)           # writes past the limit fail with EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+from msprobe.pytorch import PrecisionDebugger
+dbg = PrecisionDebugger(task="tensor", dump_path="./dump", level="L1")
+w = torch.randn(64, 64, requires_grad=True)
+losses = []
+for step in range(6):
+    dbg.start()
+    loss = torch.nn.functional.linear(torch.randn(64, 64), w).pow(2).mean()
+    loss.backward()
+    losses.append(loss.item())
+    dbg.stop()
+    dbg.step()
+print("TRAINING-FINISHED", len(losses))
+"""
+
+
+def test_full_disk_disables_probe_and_training_continues(tmp_path):
+    r = run_python(FULL_DISK, cwd=tmp_path)
+    assert "TRAINING-FINISHED 6" in r.stdout
+    errors = [line for line in r.stderr.splitlines() if "ERROR" in line]
+    assert len(errors) == 1, r.stderr
+    assert "File too large" in errors[0] and "disabled" in errors[0]
+    dump = load_json(tmp_path / "dump" / "step0" / "rank" / "dump.json")   # still parseable
+    assert dump["task"] == "tensor"
+
+
+def test_unwritable_dump_path_gives_one_clear_error(tmp_path):
+    (tmp_path / "blocker").write_text("a file where a directory is needed")
+    code = ("import torch\nfrom msprobe.pytorch import PrecisionDebugger\n"
+            "d = PrecisionDebugger(task='statistics', dump_path='./blocker/dump', level='L1')\n"
+            "for _ in range(3):\n"
+            "    d.start(); torch.relu(torch.randn(3)); d.stop(); d.step()\n"
+            "print('TRAINING-FINISHED')\n")
+    r = run_python(code, cwd=tmp_path)
+    assert "TRAINING-FINISHED" in r.stdout
+    errors = [line for line in r.stderr.splitlines() if "ERROR" in line]
+    assert len(errors) == 1 and "blocker" in errors[0], r.stderr
+    assert "Traceback" not in r.stderr
