@@ -7,6 +7,7 @@ void bind_stats(nb::module_& m);
 void bind_formats(nb::module_& m);
 void bind_config(nb::module_& m);
 void bind_session(nb::module_& m);
+void bind_summary(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -14,4 +15,5 @@ NB_MODULE(_core, m) {
   bind_formats(m);
   bind_config(m);
   bind_session(m);
+  bind_summary(m);
 }

@@ -82,6 +82,7 @@ def _hook_backward(out, api_name, idx):
 
 def make_wrapper(original, api_name):
     state = STATE
+    distributed = api_name.startswith("Distributed.")
 
     @functools.wraps(original)
     def wrapper(*args, **kwargs):
@@ -96,13 +97,20 @@ def make_wrapper(original, api_name):
             idx = -1
         try:
             out = original(*args, **kwargs)
+            recorded = out
+            if distributed:
+                # Collectives work in place: record the arguments after the call, and wait for
+                # asynchronous work so that they hold the result.
+                if idx >= 0 and hasattr(out, "wait"):
+                    out.wait()
+                recorded = list(args) + list(kwargs.values())
         finally:
             state.busy = False
         if idx < 0:
             return out
         state.busy = True
         try:
-            if session.api_post(api_name, idx, out):
+            if session.api_post(api_name, idx, recorded):
                 _hook_backward(out, api_name, idx)
         except Exception as e:
             state.on_error(e)
