@@ -115,12 +115,13 @@ class PySession {
       pending_.erase(it);
     }
     if (!session_.healthy()) return false;
-    if (session_.data_mode().allows(true, false) && session_.scope().check(name))
+    // The stack follows the scope filter but not data_mode (as in the original).
+    const bool in_scope = session_.scope().check(name);
+    if (in_scope && session_.data_mode().allows(true, false))
       e.part("output", [&](JsonWriter& w) { as_list(w, output, name, "output"); });
-    if (e.empty()) return session_.data_mode().backward();
-    session_.emit_entry(name, e.finish());
-    session_.emit_stack(name, capture_stack());
-    return true;
+    if (!e.empty()) session_.emit_entry(name, e.finish());
+    if (in_scope) session_.emit_stack(name, capture_stack());
+    return in_scope && session_.data_mode().backward();
   }
 
   // API backward (autograd node hook): grad_outputs are the gradients flowing in ("input"),
@@ -129,7 +130,7 @@ class PySession {
                     nb::handle grad_inputs) {
     if (session_.disabled()) return;
     const std::string name = api + "." + std::to_string(idx) + ".backward";
-    backward_entry(name, grad_outputs, grad_inputs);
+    backward_entry(name, grad_outputs, grad_inputs, true);
   }
 
   // Module / Cell node pre-hook (forward or backward): counts, pushes and records the parent.
@@ -157,12 +158,13 @@ class PySession {
       }
       if (dm.allows(true, false))
         e.part("output", [&](JsonWriter& w) { as_list(w, output, name, "output"); });
-      if (!e.empty() && !params.is_none() && PyDict_Size(params.ptr()) > 0) {
+      if (!e.empty()) {
         e.part("parameters", [&](JsonWriter& w) {
           w.begin_object();
           PyObject *k, *v;
           Py_ssize_t pos = 0;
-          while (PyDict_Next(params.ptr(), &pos, &k, &v)) {
+          while (!params.is_none() && PyDict_Next(params.ptr(), &pos, &k, &v)) {
+            if (v == Py_None) continue;
             std::string key = nb::str(k).c_str();
             w.key(key);
             std::string path = key;
@@ -185,7 +187,7 @@ class PySession {
   // Module full backward hook: grad_output flows in ("input"), grad_input out ("output").
   void module_post_backward(const std::string& name, nb::handle grad_input,
                             nb::handle grad_output) {
-    if (session_.switch_on()) backward_entry(name, grad_output, grad_input);
+    if (session_.switch_on()) backward_entry(name, grad_output, grad_input, false);
     session_.pop_module(name);
     session_.scope().end_module(name);
   }
@@ -211,10 +213,13 @@ class PySession {
   }
 
   void flush() { session_.flush(); }
+  void enter_region(const std::string& name) { session_.enter_region(name); }
+  void exit_region(const std::string& name) { session_.exit_region(name); }
   DumpSession& core() { return session_; }
 
  private:
-  void backward_entry(const std::string& name, nb::handle in, nb::handle out) {
+  void backward_entry(const std::string& name, nb::handle in, nb::handle out, bool is_api) {
+    if (is_api) session_.record_parent(name);  // modules recorded theirs in module_pre
     if (!session_.scope().check(name)) return;
     EntryBuilder e;
     const auto& dm = session_.data_mode();
@@ -338,6 +343,8 @@ void bind_session(nb::module_& m) {
       .def("module_post_forward", &PySession::module_post_forward)
       .def("module_post_backward", &PySession::module_post_backward)
       .def("param_grad", &PySession::param_grad)
+      .def("enter_region", &PySession::enter_region)
+      .def("exit_region", &PySession::exit_region)
       .def_prop_ro("switch_on", [](PySession& s) { return s.core().switch_on(); })
       .def_prop_ro("ended", [](PySession& s) { return s.core().ended(); })
       .def_prop_ro("disabled", [](PySession& s) { return s.core().disabled(); })

@@ -52,6 +52,8 @@ DumpSession::DumpSession(DumpConfig config, SessionOptions options)
       opt_(std::move(options)),
       scope_(config_.scope, config_.list, config_.level),
       data_mode_(config_.data_mode) {
+  given_dump_path_ = config_.dump_path;
+  while (given_dump_path_.size() > 1 && given_dump_path_.back() == '/') given_dump_path_.pop_back();
   config_.dump_path = absolute(config_.dump_path);
   record_opt_.framework = opt_.framework;
   record_opt_.want_crc = config_.summary_mode == "md5" && config_.task != "tensor";
@@ -123,7 +125,8 @@ void DumpSession::step() {
 
 void DumpSession::open_step_files() {
   const std::string rank_name = rank_ < 0 ? "rank" : "rank" + std::to_string(rank_);
-  rank_dir_ = config_.dump_path + "/step" + std::to_string(current_step_) + "/" + rank_name;
+  const std::string rel = "/step" + std::to_string(current_step_) + "/" + rank_name;
+  rank_dir_ = config_.dump_path + rel;
   make_dirs(rank_dir_);
   std::string header = "{\n \"task\": ";
   append_json_string(header, config_.task);
@@ -135,14 +138,16 @@ void DumpSession::open_step_files() {
   if (tensor_task_) {
     tensor_dir_ = rank_dir_ + "/dump_tensor_data";
     make_dirs(tensor_dir_);
-    append_json_string(header, tensor_dir_);
+    // The original writes the directory as the user gave dump_path (relative stays relative).
+    append_json_string(header, given_dump_path_ + rel + "/dump_tensor_data");
   } else {
     header += "null";
   }
   header += ",\n \"data\": {";
-  dump_file_ = writer_->open_object_file(rank_dir_ + "/dump.json", header, "\n}\n", 2);
-  stack_file_ = writer_->open_object_file(rank_dir_ + "/stack.json", "{", "\n", 1);
-  construct_file_ = writer_->open_object_file(rank_dir_ + "/construct.json", "{", "\n", 1);
+  // json.dump writes no trailing newline.
+  dump_file_ = writer_->open_object_file(rank_dir_ + "/dump.json", header, "\n}", 2);
+  stack_file_ = writer_->open_object_file(rank_dir_ + "/stack.json", "{", "", 1);
+  construct_file_ = writer_->open_object_file(rank_dir_ + "/construct.json", "{", "", 1);
   files_open_ = true;
 }
 

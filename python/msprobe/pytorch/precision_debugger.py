@@ -8,6 +8,7 @@ from msprobe import _core
 from msprobe.core import log
 from msprobe.core.errors import MsprobeException
 from msprobe.pytorch.api_wrapper import ApiPatcher
+from msprobe.pytorch.construct_regions import ConstructRegions
 from msprobe.pytorch.hook_state import STATE
 from msprobe.pytorch.module_hooks import ModuleHooks
 from msprobe.pytorch.value_encoding import encode_torch_value, to_host
@@ -85,8 +86,11 @@ class PrecisionDebugger:
         self.error_reported = False
         STATE.session = self.session
         STATE.on_error = self._internal_error
+        self.regions = ConstructRegions()
         if cfg.level in ("L1", "mix"):
             self.api_patcher.install()
+        if cfg.level == "mix":
+            self.regions.install()
         self._initialized = True
 
     # ---- errors never break training -------------------------------------------------------
@@ -175,5 +179,6 @@ class PrecisionDebugger:
             self.session.step()
             self.api_patcher.uninstall()
             self.module_hooks.remove()
+            self.regions.remove()
             STATE.session = None
         cls._instance = None

@@ -65,6 +65,9 @@ class DumpSession {
   void pop_module(const std::string& name);
   // Records `node`'s parent (top of the stack) in construct.json.
   void record_parent(const std::string& node);
+  // A named region without a module ("optimizer", "clip_grad") parents the APIs inside it.
+  void enter_region(const std::string& name) { module_stack_.push_back(name); }
+  void exit_region(const std::string& name) { pop_module(name); }
 
   // Output of the current step directory (no-ops while not started or disabled).
   void emit_entry(const std::string& name, const std::string& value_text);  // value at depth 2
@@ -96,6 +99,7 @@ class DumpSession {
   int64_t current_step_ = 0;
   int64_t rank_ = -1;
   bool rank_known_ = false;
+  std::string given_dump_path_;  // as configured, for dump_data_dir
   std::string rank_dir_, tensor_dir_;
   int dump_file_ = -1, stack_file_ = -1, construct_file_ = -1;
   std::unordered_map<std::string, int64_t> api_counts_, module_counts_;
