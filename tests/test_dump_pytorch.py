@@ -98,7 +98,7 @@ def test_tensor_task_writes_loadable_pt_files(fresh_debugger, tmp_path):
     dbg.step()
     dump, _, _ = load_dump(tmp_path / "dump")
     d = rank_dir(tmp_path / "dump")
-    assert dump["dump_data_dir"] == os.path.join(d, "dump_tensor_data")
+    assert dump["dump_data_dir"] == "./dump/step0/rank/dump_tensor_data"   # as the original
     entry = dump["data"]["Torch.matmul.0.forward"]
     names = [entry["input_args"][0]["data_name"], entry["input_args"][1]["data_name"],
              entry["output"][0]["data_name"]]

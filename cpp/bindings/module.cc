@@ -11,6 +11,9 @@ void bind_summary(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
+  // The debugger is a process-lifetime singleton, as in the original; it is flushed by an
+  // atexit handler, so objects alive at interpreter exit are expected.
+  nb::set_leak_warnings(false);
   bind_stats(m);
   bind_formats(m);
   bind_config(m);

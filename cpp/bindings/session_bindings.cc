@@ -83,6 +83,11 @@ class PySession {
     flush_param_grads();
     session_.stop();
   }
+  // Interpreter exit: write what is pending and close the files without advancing the step.
+  void close() {
+    flush_param_grads();
+    session_.close();
+  }
   void step() {
     flush_param_grads();
     session_.step();
@@ -335,6 +340,7 @@ void bind_session(nb::module_& m) {
       .def("start", &PySession::start, "rank"_a = -1)
       .def("stop", &PySession::stop)
       .def("step", &PySession::step)
+      .def("close", &PySession::close)
       .def("flush", &PySession::flush, nb::call_guard<nb::gil_scoped_release>())
       .def("api_pre", &PySession::api_pre)
       .def("api_post", &PySession::api_post)

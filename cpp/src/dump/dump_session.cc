@@ -123,6 +123,11 @@ void DumpSession::step() {
   if (!config_.step.empty() && current_step_ > config_.step.back()) ended_ = true;
 }
 
+void DumpSession::close() {
+  switch_ = false;
+  close_step_files();
+}
+
 void DumpSession::open_step_files() {
   const std::string rank_name = rank_ < 0 ? "rank" : "rank" + std::to_string(rank_);
   const std::string rel = "/step" + std::to_string(current_step_) + "/" + rank_name;

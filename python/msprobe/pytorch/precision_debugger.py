@@ -1,4 +1,5 @@
 """PrecisionDebugger for PyTorch: the public API of msprobe 1.2.1 (reference data-dump §2.1)."""
+import atexit
 import os
 
 import numpy as np
@@ -91,6 +92,7 @@ class PrecisionDebugger:
             self.api_patcher.install()
         if cfg.level == "mix":
             self.regions.install()
+        atexit.register(self._at_exit)
         self._initialized = True
 
     # ---- errors never break training -------------------------------------------------------
@@ -105,6 +107,12 @@ class PrecisionDebugger:
         if self.session.disabled and not self.error_reported:
             self.error_reported = True
             log.error(f"{self.session.disabled_reason}; dumping is disabled, training continues")
+
+    def _at_exit(self):
+        STATE.active = False
+        if getattr(self, "session", None) is not None:
+            self.session.close()
+            self._report_disabled()
 
     # ---- public API ----------------------------------------------------------------------
     @classmethod
@@ -180,5 +188,6 @@ class PrecisionDebugger:
             self.api_patcher.uninstall()
             self.module_hooks.remove()
             self.regions.remove()
+            atexit.unregister(self._at_exit)
             STATE.session = None
         cls._instance = None

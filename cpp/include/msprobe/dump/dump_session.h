@@ -39,6 +39,8 @@ class DumpSession {
   bool start(int64_t rank);  // rank < 0: not distributed ("rank" folder)
   void stop();
   void step();
+  // Writes everything pending and closes the step's files (interpreter exit).
+  void close();
   bool switch_on() const { return switch_ && !disabled_; }
   bool ended() const { return ended_; }
   int64_t current_step() const { return current_step_; }
