@@ -1,0 +1,131 @@
+// Bindings of the statistics kernel and the CRC-32.
+//   tensor_stats(obj, want_crc=False) -> dict   Max / Min / Mean / Norm (+ *_except_inf_nan, md5)
+//   crc32(data, start=0) -> int                 zlib.crc32-compatible, any bytes-like object
+//   _tensor_info(obj) -> tuple | None           what tensor_from_python sees (tests)
+//   _bench_tensor_from_python(obj, n) -> float  microseconds per tensor_from_python call
+#include <Python.h>
+#include <nanobind/nanobind.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "msprobe/base/error.h"
+#include "msprobe/stats/tensor_stats.h"
+#include "tensor_from_python.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using msprobe::StatValue;
+
+nb::object to_python(const StatValue& v) {
+  switch (v.kind) {
+    case StatValue::Kind::kNull: return nb::none();
+    case StatValue::Kind::kBool: return nb::bool_(v.b);
+    case StatValue::Kind::kInt: return nb::int_(v.i);
+    case StatValue::Kind::kFloat: return nb::float_(v.f);
+  }
+  return nb::none();
+}
+
+msprobe::PyTensor host_view(nb::handle obj, const char* fn) {
+  msprobe::PyTensor t;
+  bool ok;
+  try {
+    ok = msprobe::tensor_from_python(obj, t);
+  } catch (const msprobe::InvalidInput& e) {
+    throw nb::type_error((std::string(fn) + ": " + e.what()).c_str());
+  }
+  if (!ok) {
+    throw nb::type_error((std::string(fn) +
+                          ": expected a torch.Tensor, numpy.ndarray or DLPack producer, got " +
+                          nb::inst_name(obj).c_str())
+                             .c_str());
+  }
+  if (!t.on_cpu && t.view.data != nullptr) {
+    throw nb::value_error(
+        (std::string(fn) + ": the tensor is in device memory; move it to the CPU first").c_str());
+  }
+  return t;
+}
+
+nb::dict tensor_stats(nb::handle obj, bool want_crc) {
+  msprobe::PyTensor t = host_view(obj, "tensor_stats");
+  msprobe::TensorStats st;
+  if (t.view.data != nullptr || t.view.numel() == 0) {
+    nb::gil_scoped_release release;
+    st = msprobe::compute_stats(t.view, want_crc);
+  }
+  // else: no readable storage (meta, fake or wrapper tensors): null statistics, as msprobe
+  // 1.2.1 reports for meta tensors, and no checksum.
+  nb::dict d;
+  d["Max"] = to_python(st.max);
+  d["Min"] = to_python(st.min);
+  d["Mean"] = to_python(st.mean);
+  d["Norm"] = to_python(st.norm);
+  if (st.max_except_inf_nan) d["Max_except_inf_nan"] = nb::float_(*st.max_except_inf_nan);
+  if (st.min_except_inf_nan) d["Min_except_inf_nan"] = nb::float_(*st.min_except_inf_nan);
+  if (want_crc && st.crc32) {
+    char hex[9];
+    std::snprintf(hex, sizeof(hex), "%08x", (unsigned)*st.crc32);
+    d["md5"] = nb::str(hex);
+  }
+  return d;
+}
+
+uint32_t crc32_py(nb::handle data, uint32_t start) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_SIMPLE) != 0) throw nb::python_error();
+  uint32_t crc;
+  if (view.len >= (1 << 16)) {
+    nb::gil_scoped_release release;
+    crc = msprobe::crc32_update(start, view.buf, (size_t)view.len);
+  } else {
+    crc = msprobe::crc32_update(start, view.buf, (size_t)view.len);
+  }
+  PyBuffer_Release(&view);
+  return crc;
+}
+
+// (dtype, shape, strides, requires_grad, on_cpu, has_data) or None.
+nb::object tensor_info(nb::handle obj) {
+  msprobe::PyTensor t;
+  if (!msprobe::tensor_from_python(obj, t)) return nb::none();
+  nb::list shape, strides;
+  for (int64_t s : t.view.shape) shape.append(s);
+  for (int64_t s : t.view.strides) strides.append(s);
+  return nb::make_tuple(msprobe::torch_dtype_name(t.view.dtype), nb::tuple(shape),
+                        nb::tuple(strides), t.requires_grad, t.on_cpu, t.view.data != nullptr);
+}
+
+// Mean cost in microseconds of tensor_from_python(obj) (view filled, owner released), over
+// `iterations` calls made from C++. For the benchmark in the report / BENCHMARKS.md.
+double bench_tensor_from_python(nb::handle obj, int iterations) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) {
+    msprobe::PyTensor t;
+    msprobe::tensor_from_python(obj, t);
+  }
+  const auto end = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::micro>(end - start).count() / iterations;
+}
+
+}  // namespace
+
+void bind_stats(nb::module_& m) {
+  m.def("tensor_stats", &tensor_stats, "obj"_a.none(), "want_crc"_a = false,
+        "Statistics of a CPU tensor as msprobe 1.2.1 writes them to dump.json: a dict with\n"
+        "Max, Min, Mean, Norm (None, bool, int or float), Max_except_inf_nan /\n"
+        "Min_except_inf_nan when Max / Min is inf or NaN, and md5 (8 hex digits of the\n"
+        "CRC-32, bf16 taken as float32) when want_crc. One pass; the GIL is released.");
+  m.def("crc32", &crc32_py, "data"_a, "start"_a = 0,
+        "CRC-32 of a bytes-like object, continuing from start (same as zlib.crc32).");
+  m.def("_tensor_info", &tensor_info, "obj"_a.none(),
+        "How the probe sees obj: (dtype, shape, strides, requires_grad, on_cpu, has_data),\n"
+        "or None when it is not a tensor. For tests and timing.");
+  m.def("_bench_tensor_from_python", &bench_tensor_from_python, "obj"_a, "iterations"_a = 100000,
+        "Mean microseconds per tensor_from_python(obj) call, measured in C++.");
+}
