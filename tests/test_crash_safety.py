@@ -39,14 +39,14 @@ def test_kill_9_keeps_parseable_dump(tmp_path):
 FULL_DISK = r"""
 import resource, signal, sys, torch
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)           # writes past the limit fail with EFBIG
-resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))  # per file: tensors of 360 kB fail
 from msprobe.pytorch import PrecisionDebugger
 dbg = PrecisionDebugger(task="tensor", dump_path="./dump", level="L1")
-w = torch.randn(64, 64, requires_grad=True)
+w = torch.randn(300, 300, requires_grad=True)
 losses = []
 for step in range(6):
     dbg.start()
-    loss = torch.nn.functional.linear(torch.randn(64, 64), w).pow(2).mean()
+    loss = torch.nn.functional.linear(torch.randn(300, 300), w).pow(2).mean()
     loss.backward()
     losses.append(loss.item())
     dbg.stop()
