@@ -1,8 +1,34 @@
 """Module hooks for levels L0 and mix: forward/backward data of every sub-module, its direct
 parameters, their gradients, and the module call tree for construct.json."""
 import torch
+from torch.utils.hooks import BackwardHook
 
 from msprobe.pytorch.hook_state import STATE
+
+
+def _clone_hooked(value):
+    """Clones the tensors that torch's BackwardHookFunction returned as views of its inputs, so
+    that user code may modify module inputs and outputs in place (nn.ReLU(inplace=True), x.add_)
+    as it can without hooks. The clone's backward is the identity: gradients are unchanged."""
+    if isinstance(value, torch.Tensor):
+        fn = value.grad_fn
+        if fn is not None and fn.name() == "BackwardHookFunctionBackward":
+            return value.clone()
+        return value
+    if isinstance(value, tuple):
+        return tuple(_clone_hooked(v) for v in value)
+    if isinstance(value, list):
+        return [_clone_hooked(v) for v in value]
+    return value
+
+
+def _patch_backward_hook_views():
+    if getattr(BackwardHook, "__msprobe_patched__", False):
+        return
+    setup_input, setup_output = BackwardHook.setup_input_hook, BackwardHook.setup_output_hook
+    BackwardHook.setup_input_hook = lambda self, args: _clone_hooked(setup_input(self, args))
+    BackwardHook.setup_output_hook = lambda self, args: _clone_hooked(setup_output(self, args))
+    BackwardHook.__msprobe_patched__ = True
 
 
 def _guarded(fn):
@@ -29,6 +55,7 @@ class ModuleHooks:
         self.hooked = set()
 
     def register(self, model, data_mode_backward):
+        _patch_backward_hook_views()
         models = list(model) if isinstance(model, (list, tuple)) else [model]
         for i, m in enumerate(models):
             index = f"{i}." if len(models) > 1 or isinstance(model, (list, tuple)) else ""
