@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "msprobe/base/error.h"
@@ -14,6 +15,10 @@ namespace msprobe {
 
 namespace {
 constexpr mode_t kFileMode = 0640;
+// The writer wakes on its own this often; producers only signal it when this much is queued,
+// so recording a small entry costs no system call.
+constexpr auto kWritePeriod = std::chrono::milliseconds(100);
+constexpr size_t kWakeBytes = 4u << 20;
 }
 
 AsyncWriter::AsyncWriter(size_t memory_limit_bytes)
@@ -62,8 +67,9 @@ void AsyncWriter::append_member(int file_id, std::string member_text) {
   queue_.push_back(Item{Item::Kind::kMember, file_id, {}, std::move(member_text)});
   queued_bytes_ += n;
   ++enqueued_;
+  const bool wake = queued_bytes_ >= kWakeBytes;
   lk.unlock();
-  cv_work_.notify_one();
+  if (wake) cv_work_.notify_one();
 }
 
 void AsyncWriter::write_file(std::string path, std::string contents) {
@@ -75,8 +81,9 @@ void AsyncWriter::write_file(std::string path, std::string contents) {
   queue_.push_back(Item{Item::Kind::kFile, -1, std::move(path), std::move(contents)});
   queued_bytes_ += n;
   ++enqueued_;
+  const bool wake = queued_bytes_ >= kWakeBytes;
   lk.unlock();
-  cv_work_.notify_one();
+  if (wake) cv_work_.notify_one();
 }
 
 void AsyncWriter::close_object_file(int file_id) {
@@ -90,7 +97,11 @@ void AsyncWriter::close_object_file(int file_id) {
 void AsyncWriter::flush() {
   std::unique_lock<std::mutex> lk(mu_);
   const uint64_t target = enqueued_;
+  if (completed_ >= target) return;
+  ++flush_requests_;
+  cv_work_.notify_one();
   cv_done_.wait(lk, [&] { return completed_ >= target; });
+  --flush_requests_;
 }
 
 bool AsyncWriter::failed() const {
@@ -136,8 +147,11 @@ void AsyncWriter::run() {
   for (;;) {
     {
       std::unique_lock<std::mutex> lk(mu_);
-      cv_work_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+      cv_work_.wait_for(lk, kWritePeriod, [&] {
+        return stop_ || flush_requests_ > 0 || queued_bytes_ >= kWakeBytes;
+      });
       if (queue_.empty() && stop_) return;
+      if (queue_.empty()) continue;
       batch.clear();
       while (!queue_.empty()) {
         batch.push_back(std::move(queue_.front()));

@@ -1,4 +1,4 @@
-// Background writer of a dump: JSON object files that grow member by member and stay a
+// Background writer of a dump (wakes every 100 ms, or sooner when much is queued): JSON object files that grow member by member and stay a
 // parseable document on disk after every write (so a kill -9 loses at most the records still
 // queued), plus whole files (tensors). Memory held by queued work is bounded: producers wait
 // when the bound is reached (backpressure). The first I/O error is kept; later work is dropped.
@@ -67,6 +67,7 @@ class AsyncWriter {
   size_t queued_bytes_ = 0;
   uint64_t enqueued_ = 0, completed_ = 0;
   bool stop_ = false;
+  int flush_requests_ = 0;
   bool failed_ = false;
   std::string error_;
   std::deque<ObjectFile> files_;  // stable addresses; fields used by the writer thread only
