@@ -264,3 +264,33 @@ def test_probe_on_but_dump_off_records_nothing(fresh_debugger, tmp_path):
     dbg = fresh_debugger(task="statistics", dump_path="./dump", level="L1")
     torch.relu(torch.randn(3))          # wrappers installed, switch off
     assert not (tmp_path / "dump").exists()
+
+
+def test_enable_dataloader_steps_per_batch(tmp_path):
+    from conftest import run_python
+    code = ("import torch\nfrom msprobe.pytorch import PrecisionDebugger\n"
+            "import json\njson.dump({'task': 'statistics', 'dump_path': './dump', 'level': 'L1',"
+            " 'enable_dataloader': True}, open('c.json', 'w'))\n"
+            "d = PrecisionDebugger(config_path='c.json')\n"
+            "loader = torch.utils.data.DataLoader(torch.arange(6.0).reshape(3, 2), batch_size=1)\n"
+            "for batch in loader:\n"
+            "    torch.relu(batch)\n")
+    run_python(code, cwd=tmp_path)
+    assert sorted(os.listdir(tmp_path / "dump")) == ["step0", "step1", "step2"]
+    for s in range(3):
+        assert "Torch.relu.0.forward" in load_dump(tmp_path / "dump", s)[0]["data"]
+
+
+def test_summary_command(fresh_debugger, tmp_path):
+    from conftest import run_python
+    dbg = fresh_debugger(task="statistics", dump_path="./dump", level="L1")
+    dbg.start()
+    torch.relu(torch.ones(2))
+    dbg.stop()
+    dbg.step()
+    r = run_python("import sys; from msprobe.cli import main; sys.exit(main())", "summary", "dump",
+                   cwd=tmp_path)
+    assert "step0/rank: task statistics, level L1, 1 entries (1 forward" in r.stdout
+    bad = run_python("import sys; from msprobe.cli import main; sys.exit(main())", "summary",
+                     "missing", cwd=tmp_path, check=False)
+    assert bad.returncode == 1 and "missing" in bad.stderr and "Traceback" not in bad.stderr

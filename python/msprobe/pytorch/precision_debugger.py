@@ -14,7 +14,8 @@ from msprobe.pytorch.hook_state import STATE
 from msprobe.pytorch.module_hooks import ModuleHooks
 from msprobe.pytorch.value_encoding import encode_torch_value, to_host
 
-DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(__file__)), "config.json")
+# realpath: the packaged file is trusted even when the package directory is a link farm.
+DEFAULT_CONFIG = os.path.realpath(os.path.join(os.path.dirname(os.path.dirname(__file__)), "config.json"))
 DUMP_TASKS = ("statistics", "tensor")
 MSPROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -92,6 +93,13 @@ class PrecisionDebugger:
             self.api_patcher.install()
         if cfg.level == "mix":
             self.regions.install()
+        self.started_by_dataloader = False
+        if cfg.enable_dataloader:
+            from msprobe.pytorch import dataloader_dump
+            dataloader_dump.install(self)
+        if cfg.async_dump:
+            log.warning("async_dump is True: records are always written asynchronously here; "
+                        "statistics are computed during the call")
         atexit.register(self._at_exit)
         self._initialized = True
 
@@ -124,6 +132,12 @@ class PrecisionDebugger:
     @classmethod
     def start(cls, model=None):
         self = cls._get("start")
+        if self.config.enable_dataloader:
+            log.warning("start() is ignored: enable_dataloader is set")
+            return
+        self._start_impl(model)
+
+    def _start_impl(self, model):
         _check_model(model)
         model = model if model is not None else self.model
         level = self.config.level
@@ -160,6 +174,12 @@ class PrecisionDebugger:
     @classmethod
     def stop(cls):
         self = cls._get("stop")
+        if self.config.enable_dataloader:
+            log.warning("stop() is ignored: enable_dataloader is set")
+            return
+        self._stop_impl()
+
+    def _stop_impl(self):
         STATE.active = False
         self.session.stop()
         self._report_disabled()
@@ -172,6 +192,12 @@ class PrecisionDebugger:
     @classmethod
     def step(cls):
         self = cls._get("step")
+        if self.config.enable_dataloader:
+            log.warning("step() is ignored: enable_dataloader is set")
+            return
+        self._step_impl()
+
+    def _step_impl(self):
         STATE.active = False
         self.session.step()
         self._report_disabled()

@@ -1,0 +1,112 @@
+"""Bad input to the PyTorch API: one clear line naming what is wrong, never a traceback from
+inside the probe, and training keeps working."""
+import pytest
+import torch
+
+from msprobe import _core
+from msprobe.core.errors import MsprobeException
+from msprobe.pytorch import seed_all
+
+
+@pytest.mark.parametrize("kwargs,pattern", [
+    (dict(task=3), "'task' must be a str"),
+    (dict(level=["L1"]), "'level' must be a str"),
+    (dict(dump_path=5), "'dump_path' must be a str"),
+    (dict(config_path=1.5), "'config_path' must be a str"),
+    (dict(step="1"), "'step' must be a list"),
+    (dict(model="net"), "torch.nn.Module"),
+    (dict(task="overflow_check"), "not supported"),
+])
+def test_constructor_arguments(fresh_debugger, kwargs, pattern):
+    kwargs.setdefault("dump_path", "./dump")
+    with pytest.raises(MsprobeException, match=pattern) as e:
+        fresh_debugger(**kwargs)
+    assert "\n" not in str(e.value)
+
+
+def test_level_l2_needs_npu(fresh_debugger, tmp_path):
+    cfg = tmp_path / "l2.json"
+    cfg.write_text('{"task": "statistics", "dump_path": "./dump", "level": "L2",'
+                   ' "statistics": {"list": ["Functional.conv2d.0.forward"]}}')
+    with pytest.raises(MsprobeException, match="L2.*torch_npu"):
+        fresh_debugger(config_path=str(cfg))
+
+
+@pytest.mark.parametrize("kwargs,field", [
+    (dict(task="dump"), "task"),
+    (dict(level="L3"), "level"),
+    (dict(step=[-1]), "step"),
+    (dict(step=["3"]), "step"),
+    (dict(dump_path=""), "dump_path"),
+    (dict(dump_path="./dump path"), "dump_path"),
+])
+def test_constructor_values_validated_by_core(fresh_debugger, kwargs, field):
+    kwargs.setdefault("dump_path", "./dump")
+    with pytest.raises(_core.ConfigError, match=field) as e:
+        fresh_debugger(**kwargs)
+    assert "\n" not in str(e.value)
+
+
+def test_missing_config_file(fresh_debugger):
+    with pytest.raises(_core.MsprobeFileError, match="nope.json"):
+        fresh_debugger(config_path="./nope.json")
+
+
+def test_api_before_construction(fresh_debugger):
+    with pytest.raises(MsprobeException, match="PrecisionDebugger must be created"):
+        fresh_debugger.start()
+
+
+@pytest.mark.parametrize("args,pattern", [
+    (dict(seed=-1), "seed"), (dict(seed=2**32), "seed"), (dict(seed="1"), "seed"),
+    (dict(mode=1), "mode"), (dict(rm_dropout="yes"), "rm_dropout"),
+])
+def test_seed_all_arguments(args, pattern):
+    with pytest.raises(MsprobeException, match=pattern):
+        seed_all(**args)
+
+
+def test_seed_all_makes_runs_repeatable_and_removes_dropout():
+    seed_all(seed=7, mode=False, rm_dropout=True)
+    a = torch.randn(4)
+    x = torch.ones(1000)
+    assert torch.equal(torch.nn.functional.dropout(x, p=0.5, training=True), x)
+    seed_all(seed=7, mode=False, rm_dropout=True)
+    assert torch.equal(torch.randn(4), a)
+
+
+def test_malformed_api_list(tmp_path):
+    from msprobe.pytorch.api_wrapper import load_api_list
+    bad = tmp_path / "ops.yaml"
+    bad.write_text("tensor: relu\n")
+    with pytest.raises(ValueError, match="'tensor' must be a list"):
+        load_api_list(str(bad))
+    bad.write_text("tensor: [relu\n")
+    with pytest.raises(ValueError, match="cannot read the supported API list"):
+        load_api_list(str(bad))
+
+
+def test_internal_hook_error_disables_probe_and_training_continues(fresh_debugger, capfd, tmp_path):
+    import numpy as np
+    from msprobe.pytorch.hook_state import STATE
+
+    def broken_encoder(value, kwarg_name):                   # simulates a bug inside the probe
+        raise RuntimeError("boom")
+
+    dbg = fresh_debugger(task="statistics", dump_path="./dump", level="L1")
+    STATE.session.set_types(torch.Size, np.generic, broken_encoder, None, "")
+    dbg.start()
+    torch.relu(torch.ones(2))                                    # recorded
+    y = torch.full((3,), 2.0, dtype=torch.float16)               # the probe fails here
+    z = torch.relu(torch.ones(2))                                # training goes on
+    dbg.stop()
+    dbg.step()
+    assert torch.equal(y, torch.full((3,), 2.0, dtype=torch.float16))
+    assert z.sum().item() == 2.0
+    err = capfd.readouterr().err
+    errors = [line for line in err.splitlines() if "ERROR" in line]
+    assert len(errors) == 1 and "boom" in errors[0] and "disabled" in errors[0], err
+    import json
+    data = json.load(open(tmp_path / "dump" / "step0" / "rank" / "dump.json"))["data"]
+    assert "Torch.relu.0.forward" in data                        # earlier records survive
+    assert "Torch.relu.1.forward" not in data
