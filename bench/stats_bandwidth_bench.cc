@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "../cpp/src/stats/stats_internal.h"
 #include "msprobe/stats/tensor_stats.h"
 
 using namespace msprobe;
@@ -60,7 +61,11 @@ int main(int argc, char** argv) {
   });
   const double t_stats = median_seconds(runs, [&] { sink(compute_stats(v, false)); });
   const double t_stats_crc = median_seconds(runs, [&] { sink(compute_stats(v, true)); });
-  const double t_crc = median_seconds(runs, [&] { g_sink = g_sink + crc32_update(0, src.data(), bytes); });
+  const double t_crc =
+      median_seconds(runs, [&] { g_sink = g_sink + crc32_update(0, src.data(), bytes); });
+  stats_force_portable_kernels(true);
+  const double t_portable = median_seconds(runs, [&] { sink(compute_stats(v, false)); });
+  stats_force_portable_kernels(false);
 
   std::printf("buffer: %zu MiB fp32, median of %d runs\n", mib, runs);
   std::printf("%-28s %8.2f GB/s\n", "memcpy (bytes read)", gb / t_memcpy);
@@ -68,6 +73,9 @@ int main(int argc, char** argv) {
   std::printf("%-28s %8.2f GB/s  ratio %.2f\n", "compute_stats + crc", gb / t_stats_crc,
               t_memcpy / t_stats_crc);
   std::printf("%-28s %8.2f GB/s  ratio %.2f\n", "crc32 alone", gb / t_crc, t_memcpy / t_crc);
+  std::printf("%-28s %8.2f GB/s  ratio %.2f\n", "compute_stats, portable", gb / t_portable,
+              t_memcpy / t_portable);
+  std::printf("(ratio = memcpy time / time; memcpy of N bytes reads N and writes N)\n");
 
   // Other dtypes / layouts, realistic values (normal(0, 1)), statistics without CRC.
   struct Case {

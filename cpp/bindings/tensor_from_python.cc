@@ -61,7 +61,14 @@ struct DLManagedTensorVersioned {
   DLTensor dl_tensor;
 };
 
-enum : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6 };
+enum : uint8_t {
+  kDLInt = 0,
+  kDLUInt = 1,
+  kDLFloat = 2,
+  kDLBfloat = 4,
+  kDLComplex = 5,
+  kDLBool = 6,
+};
 enum : int32_t { kDLCPU = 1, kDLCUDAHost = 3, kDLROCMHost = 11 };
 
 // ---- Cached Python objects (all accessed with the GIL held) ----------------------------------
@@ -233,7 +240,8 @@ void read_capsule(PyObject* cap, PyTensor& out, PyObject* torch_tensor) {
   if (PyCapsule_IsValid(cap, "dltensor")) {
     t = &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
   } else if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    auto* v = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned"));
+    auto* v = static_cast<DLManagedTensorVersioned*>(
+        PyCapsule_GetPointer(cap, "dltensor_versioned"));
     if (v->version.major != 1)
       throw InvalidInput("unsupported DLPack major version " + std::to_string(v->version.major));
     t = &v->dl_tensor;

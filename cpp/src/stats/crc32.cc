@@ -18,7 +18,7 @@
 #include "msprobe/stats/tensor_stats.h"
 #include "crc32_internal.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(MSPROBE_NO_X86_SIMD)
 #include <immintrin.h>
 #define MSPROBE_CRC_X86 1
 #endif
@@ -40,7 +40,10 @@ constexpr Tables make_tables() {
     tb.t[0][i] = c;
   }
   for (uint32_t i = 0; i < 256; ++i) {
-    for (int s = 1; s < 8; ++s) tb.t[s][i] = (tb.t[s - 1][i] >> 8) ^ tb.t[0][tb.t[s - 1][i] & 0xffu];
+    for (int s = 1; s < 8; ++s) {
+      const uint32_t prev = tb.t[s - 1][i];
+      tb.t[s][i] = (prev >> 8) ^ tb.t[0][prev & 0xffu];
+    }
   }
   return tb;
 }
