@@ -294,3 +294,38 @@ def test_summary_command(fresh_debugger, tmp_path):
     bad = run_python("import sys; from msprobe.cli import main; sys.exit(main())", "summary",
                      "missing", cwd=tmp_path, check=False)
     assert bad.returncode == 1 and "missing" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_module_dump_records_one_module_as_a_unit(fresh_debugger, tmp_path):
+    from msprobe.pytorch import module_dump, module_dump_end
+    torch.manual_seed(0)
+    model = ProbeTestNet()
+    dbg = fresh_debugger(task="statistics", dump_path="./dump", level="L1")
+    dbg.start()
+    module_dump(model.heads, "MyHeads")
+    x = torch.randn(4, 8, requires_grad=True)
+    p, q = model.heads(x)
+    (p.sum() + q.sum()).backward()
+    module_dump_end()
+    torch.relu(x)                      # API recording is back after module_dump_end
+    dbg.stop()
+    dbg.step()
+    data = load_dump(tmp_path / "dump")[0]["data"]
+    assert "Module.MyHeads.TwoHeads.forward.0" in data
+    assert "Module.MyHeads.TwoHeads.backward.0" in data
+    assert len(data["Module.MyHeads.TwoHeads.forward.0"]["output"]) == 2
+    assert not any(k.startswith("Functional.linear") for k in data)   # APIs inside not dumped
+    assert "Torch.relu.0.forward" in data
+
+
+def test_meta_and_unsupported_dtype_tensors(fresh_debugger, tmp_path):
+    dbg = fresh_debugger(task="statistics", dump_path="./dump", level="L1")
+    dbg.start()
+    torch.relu(torch.empty(2, 3, device="meta"))
+    torch.flatten(torch.ones(3, dtype=torch.uint16))
+    dbg.stop()
+    dbg.step()
+    data = load_dump(tmp_path / "dump")[0]["data"]
+    meta = data["Torch.relu.0.forward"]["input_args"][0]
+    assert meta["shape"] == [2, 3] and meta["Max"] is None and meta["Norm"] is None
+    assert data["Torch.flatten.0.forward"]["input_args"] == [None]

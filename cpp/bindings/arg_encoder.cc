@@ -3,6 +3,7 @@
 
 #include <Python.h>
 
+#include "msprobe/base/error.h"
 #include "msprobe/format/npy_writer.h"
 #include "msprobe/format/pt_writer.h"
 #include "tensor_from_python.h"
@@ -65,23 +66,40 @@ void ArgEncoder::plain(JsonWriter& w, nb::handle v, int depth) {
   w.null();
 }
 
+// A tensor of a dtype the core cannot view (uint16, float8, quantized...) is written as null,
+// like the original writes values it does not support.
+bool ArgEncoder::view_tensor(nb::handle v, PyTensor& pt) {
+  try {
+    return tensor_from_python(v, pt);
+  } catch (const InvalidInput&) {
+    pt.view.data = nullptr;
+    return false;
+  }
+}
+
 void ArgEncoder::tensor(JsonWriter& w, nb::handle v, const std::string& stem) {
   PyTensor pt;
-  if (!tensor_from_python(v, pt)) { w.null(); return; }
+  if (!view_tensor(v, pt)) { w.null(); return; }
   tensor_view(w, v, pt, stem);
 }
 
 void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const std::string& stem) {
   nb::object host;
-  if (!pt.on_cpu) {
+  if (!pt.on_cpu && pt.view.data != nullptr && types_.to_host.is_valid()) {
     // Device memory cannot be read here: take a host copy through the adapter.
     host = types_.to_host(v);
     bool rg = pt.requires_grad;
-    if (!tensor_from_python(host, pt)) { w.null(); return; }
+    if (!view_tensor(host, pt)) { w.null(); return; }
     pt.requires_grad = rg;
   }
   const TensorRecordOptions& opt = s_.record_options();
   TensorStats stats;
+  if (pt.view.data == nullptr && pt.view.numel() > 0) {
+    // No readable memory (meta / fake tensors): shape and dtype only, statistics null.
+    write_tensor_record_with_stats(w, pt.view.dtype, pt.view.shape, stats, pt.requires_grad,
+                                   std::string(), opt);
+    return;
+  }
   std::string file_contents;
   const bool save = s_.tensor_task();
   const std::string data_name = save ? stem + s_.tensor_extension() : std::string();
@@ -109,7 +127,7 @@ void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, co
   if (!PyBool_Check(o) && !PyLong_Check(o) && !PyFloat_Check(o) && !PyUnicode_Check(o) &&
       !PyList_Check(o) && !PyTuple_Check(o) && !PyDict_Check(o)) {
     PyTensor pt;
-    if (tensor_from_python(v, pt)) {
+    if (view_tensor(v, pt)) {
       tensor_view(w, v, pt, entry + "." + category + "." + path);
       return;
     }

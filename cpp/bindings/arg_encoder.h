@@ -33,6 +33,7 @@ class ArgEncoder {
 
  private:
   void tensor(JsonWriter& w, nb::handle v, const std::string& stem);
+  bool view_tensor(nb::handle v, PyTensor& pt);
   void tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const std::string& stem);
   void plain(JsonWriter& w, nb::handle v, int depth);  // JSON-able Python data from fallback
 
