@@ -70,11 +70,7 @@ def test_statistics_values_match_torch(fresh_debugger, tmp_path):
 
 
 def test_md5_is_crc32_of_tensor_bytes(fresh_debugger, tmp_path):
-    dbg = fresh_debugger(config_path=None, task="statistics", dump_path="./dump", level="L1")
-    dbg.config  # noqa: B018
     x = torch.randn(5, 3)
-    # summary_mode comes from the config file; use one that asks for md5
-    fresh_debugger._reset_for_tests()
     cfg = tmp_path / "config.json"
     cfg.write_text('{"task": "statistics", "dump_path": "./dump", "level": "L1",'
                    ' "statistics": {"summary_mode": "md5"}}')
@@ -126,8 +122,8 @@ def test_l0_modules_parameters_and_grads(fresh_debugger, tmp_path):
     assert "Module.shared.Linear.backward.1" in data
     grads = data["Module.fc1.Linear.parameters_grad"]
     assert grads["weight"][0]["shape"] == [8, 8]
-    assert grads["weight"][0]["Norm"] == pytest.approx(
-        model.fc1.weight.grad.norm().item(), rel=1e-5) or True  # grads were stepped; shape checked
+    # SGD does not clear .grad: it still holds the gradient the hook recorded.
+    assert grads["weight"][0]["Norm"] == pytest.approx(model.fc1.weight.grad.norm().item(), rel=1e-6)
     # Nested modules record their parent call in construct.json.
     assert construct["Module.heads.a.Linear.forward.0"] == "Module.heads.TwoHeads.forward.0"
     assert construct["Module.fc1.Linear.forward.0"] is None
@@ -169,10 +165,8 @@ def test_api_scope_range_end_contributes_inputs_only(fresh_debugger, tmp_path):
     dbg.stop()
     dbg.step()
     data = load_dump(tmp_path / "dump")[0]["data"]
-    assert list(data) == ["Torch.relu.0.forward", "Torch.sigmoid.0.forward",
-                          "Tensor.__add__.0.forward", "Tensor.__mul__.0.forward"] or \
-        "Torch.relu.1.forward" not in data
-    assert "Torch.relu.1.forward" not in data
+    assert list(data) == ["Torch.relu.0.forward", "Tensor.__add__.0.forward",
+                          "Torch.sigmoid.0.forward", "Tensor.__mul__.0.forward"]
     assert list(data["Tensor.__mul__.0.forward"]) == ["input_args", "input_kwargs"]
 
 
