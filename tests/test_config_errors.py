@@ -224,13 +224,6 @@ def test_wrong_suffix(tmp_path):
     expect_error(path, FileErr, [path + ": the config file must have a .json suffix"])
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can read any file")
-def test_unreadable_file(tmp_path):
-    path = write(tmp_path, {})
-    os.chmod(path, 0)
-    expect_error(path, FileErr, [path + ": cannot open"])
-
-
 def test_exception_classes():
     assert issubclass(ConfigError, ValueError)
     assert issubclass(FileErr, OSError) and issubclass(FileErr, ValueError)
