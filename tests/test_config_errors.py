@@ -10,7 +10,7 @@ from msprobe import _core
 ConfigError = _core.ConfigError
 FileErr = _core.MsprobeFileError
 
-SHIPPED = os.path.join(os.path.dirname(_core.__file__), "config.json")
+SHIPPED = os.path.realpath(os.path.join(os.path.dirname(_core.__file__), "config.json"))
 
 TASKS = "tensor, statistics, overflow_check, free_benchmark, run_ut, grad_probe"
 DATA_MODES = "all, input, output, forward, backward"
