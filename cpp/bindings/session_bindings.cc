@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstring>
 #include <memory>
 #include <unordered_map>
 
@@ -299,24 +300,52 @@ class PySession {
     w.end_array();
   }
 
-  std::vector<StackFrame> capture_stack() {
-    std::vector<StackFrame> frames;
+  // Walks the interpreter's frames (the probe's own excluded) and returns interned frame ids.
+  // Frames are keyed by (code object, line); the code objects are kept alive so that their
+  // addresses stay unique.
+  std::vector<uint32_t> capture_stack() {
+    std::vector<uint32_t> ids;
     PyFrameObject* f = PyEval_GetFrame();
     if (f) Py_INCREF(f);
     while (f) {
       PyCodeObject* code = PyFrame_GetCode(f);
-      const char* file = PyUnicode_AsUTF8(code->co_filename);
-      if (file && (internal_prefix_.empty() || std::strncmp(file, internal_prefix_.c_str(),
-                                                            internal_prefix_.size()) != 0)) {
-        frames.push_back({file, PyFrame_GetLineNumber(f), PyUnicode_AsUTF8(code->co_name)});
+      const int line = PyFrame_GetLineNumber(f);
+      const FrameKey key{(PyObject*)code, line};
+      auto it = frame_ids_.find(key);
+      if (it != frame_ids_.end()) {
+        if (it->second != kInternalFrame) ids.push_back(it->second);
+        Py_DECREF(code);
+      } else {
+        const char* file = PyUnicode_AsUTF8(code->co_filename);
+        uint32_t id = kInternalFrame;
+        if (file && (internal_prefix_.empty() ||
+                     std::strncmp(file, internal_prefix_.c_str(), internal_prefix_.size()) != 0)) {
+          id = session_.intern_frame(file, line, PyUnicode_AsUTF8(code->co_name));
+          ids.push_back(id);
+        }
+        frame_ids_.emplace(key, id);
+        code_refs_.push_back(nb::steal((PyObject*)code));
       }
-      Py_DECREF(code);
       PyFrameObject* back = PyFrame_GetBack(f);
       Py_DECREF(f);
       f = back;
     }
-    return frames;
+    return ids;
   }
+
+  struct FrameKey {
+    PyObject* code;
+    int line;
+    bool operator==(const FrameKey& o) const { return code == o.code && line == o.line; }
+  };
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& k) const {
+      return std::hash<const void*>()(k.code) ^ ((size_t)k.line * 0x9e3779b97f4a7c15ull);
+    }
+  };
+  static constexpr uint32_t kInternalFrame = 0xffffffffu;
+  std::unordered_map<FrameKey, uint32_t, FrameKeyHash> frame_ids_;
+  std::vector<nb::object> code_refs_;
 
   PythonTypes types_;
   DumpSession session_;

@@ -224,16 +224,28 @@ void DumpSession::emit_entry(const std::string& name, const std::string& value_t
   ++entries_written_;
 }
 
-void DumpSession::emit_stack(const std::string& name, const std::vector<StackFrame>& frames) {
+uint32_t DumpSession::intern_frame(const std::string& file, int64_t line,
+                                   const std::string& function) {
+  std::string text;
+  append_json_string(text, sources_.frame(file, line, function));
+  frame_json_.push_back(std::move(text));
+  return (uint32_t)frame_json_.size() - 1;
+}
+
+void DumpSession::emit_stack(const std::string& name, const std::vector<uint32_t>& frame_ids) {
   if (!files_open_ || disabled_) return;
   std::string member;
+  size_t size = name.size() + 16;
+  for (uint32_t id : frame_ids) size += frame_json_[id].size() + 4;
+  member.reserve(size);
   append_json_string(member, name);
-  member += ": ";
-  JsonWriter v(member, 1);
-  v.begin_array();
-  if (frames.empty()) v.string("The call stack retrieval failed.");
-  for (const auto& f : frames) v.string(sources_.frame(f.file, f.line, f.function));
-  v.end_array();
+  member += ": [";
+  if (frame_ids.empty()) member += "\n  \"The call stack retrieval failed.\"";
+  for (size_t i = 0; i < frame_ids.size(); ++i) {
+    member += i ? ",\n  " : "\n  ";
+    member += frame_json_[frame_ids[i]];
+  }
+  member += "\n ]";
   writer_->append_member(stack_file_, std::move(member));
 }
 

@@ -55,6 +55,8 @@ void append_python_float(std::string& out, double v) {
 }
 
 namespace {
+inline bool needs_escape(unsigned char c) { return c < 0x20 || c >= 0x80 || c == '"' || c == '\\'; }
+
 void append_u16_escape(std::string& out, unsigned cp) {
   char b[8];
   std::snprintf(b, sizeof(b), "\\u%04x", cp);
@@ -64,6 +66,11 @@ void append_u16_escape(std::string& out, unsigned cp) {
 
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
+  // Fast path: the plain-ASCII prefix (usually the whole string) is copied in one append.
+  size_t plain = 0;
+  while (plain < s.size() && !needs_escape((unsigned char)s[plain])) ++plain;
+  out.append(s.data(), plain);
+  s = s.substr(plain);
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = (unsigned char)s[i];
     switch (c) {
@@ -81,7 +88,7 @@ void append_json_string(std::string& out, std::string_view s) {
     // Decode one UTF-8 sequence; invalid bytes become U+FFFD.
     unsigned cp = 0xfffd;
     int extra = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : -1;
-    if (extra > 0 && i + (size_t)extra < s.size() + 0 && i + extra <= s.size() - 1 + 1) {
+    if (extra > 0) {
       unsigned v = c & (0x3fu >> extra);
       bool ok = true;
       for (int k = 1; k <= extra; ++k) {

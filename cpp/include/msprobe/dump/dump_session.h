@@ -23,12 +23,6 @@ struct SessionOptions {
   size_t writer_memory_bytes = 512u << 20;
 };
 
-struct StackFrame {
-  std::string file;
-  int64_t line;
-  std::string function;
-};
-
 class DumpSession {
  public:
   DumpSession(DumpConfig config, SessionOptions options);
@@ -73,7 +67,10 @@ class DumpSession {
 
   // Output of the current step directory (no-ops while not started or disabled).
   void emit_entry(const std::string& name, const std::string& value_text);  // value at depth 2
-  void emit_stack(const std::string& name, const std::vector<StackFrame>& frames);
+  // stack.json: frames are interned once ("File f, line n, in fn, \n src" rendered as JSON text)
+  // and entries refer to them by id.
+  uint32_t intern_frame(const std::string& file, int64_t line, const std::string& function);
+  void emit_stack(const std::string& name, const std::vector<uint32_t>& frame_ids);
   // Queues a tensor file under dump_tensor_data/.
   void save_tensor_file(const std::string& data_name, std::string contents);
   void flush();
@@ -95,6 +92,7 @@ class DumpSession {
   std::string tensor_ext_;
   std::unique_ptr<AsyncWriter> writer_;
   SourceLines sources_;
+  std::vector<std::string> frame_json_;  // by frame id
 
   bool switch_ = false, disabled_ = false, ended_ = false, files_open_ = false;
   std::string disabled_reason_;
