@@ -1,0 +1,177 @@
+// The dump writer and session: files parseable after every write, failure handling, filters.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "msprobe/dump/async_writer.h"
+#include "msprobe/dump/dump_session.h"
+#include "msprobe/dump/scope_filter.h"
+#include "msprobe/format/json_value.h"
+
+namespace fs = std::filesystem;
+
+namespace msprobe {
+namespace {
+
+std::string read_file(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path temp_dir(const char* name) {
+  fs::path d = fs::temp_directory_path() / (std::string("msprobe_test_") + name + "_" +
+                                            std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(AsyncWriter, ObjectFileIsValidJsonAfterEveryFlush) {
+  fs::path d = temp_dir("writer");
+  AsyncWriter w(1 << 20);
+  int id = w.open_object_file((d / "x.json").string(), "{\n \"data\": {", "\n}", 2);
+  EXPECT_EQ(read_file((d / "x.json").string()), "{\n \"data\": {}\n}");
+  w.append_member(id, "\"a\": 1");
+  w.flush();
+  EXPECT_EQ(read_file((d / "x.json").string()), "{\n \"data\": {\n  \"a\": 1\n }\n}");
+  for (int i = 0; i < 100; ++i) w.append_member(id, "\"k" + std::to_string(i) + "\": " + std::to_string(i));
+  w.flush();
+  JsonValue doc = parse_json_file((d / "x.json").string());
+  EXPECT_EQ(doc.find("data")->as_object().size(), 101u);
+  w.close_object_file(id);
+  w.flush();
+  EXPECT_FALSE(w.failed());
+  fs::remove_all(d);
+}
+
+TEST(AsyncWriter, BackpressureKeepsMemoryBounded) {
+  fs::path d = temp_dir("bound");
+  AsyncWriter w(4096);
+  int id = w.open_object_file((d / "x.json").string(), "{", "", 1);
+  for (int i = 0; i < 2000; ++i) {
+    w.append_member(id, "\"k" + std::to_string(i) + "\": \"" + std::string(100, 'x') + "\"");
+    EXPECT_LE(w.pending_bytes(), 4096u + 200u);
+  }
+  w.flush();
+  EXPECT_EQ(parse_json_file((d / "x.json").string()).as_object().size(), 2000u);
+  fs::remove_all(d);
+}
+
+TEST(AsyncWriter, FailedWriteKeepsEarlierMembersParseable) {
+  fs::path d = temp_dir("full");
+  std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit old;
+  ::getrlimit(RLIMIT_FSIZE, &old);
+  {
+    AsyncWriter w(1 << 20);
+    int id = w.open_object_file((d / "x.json").string(), "{", "", 1);
+    w.append_member(id, "\"small\": 1");
+    w.flush();
+    struct rlimit lim = {4096, old.rlim_max};
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    w.append_member(id, "\"big\": \"" + std::string(10000, 'y') + "\"");
+    w.flush();
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    EXPECT_TRUE(w.failed());
+    EXPECT_NE(w.error().find("x.json"), std::string::npos);
+    w.append_member(id, "\"after\": 2");  // dropped: the writer has failed
+    w.flush();
+  }
+  JsonValue doc = parse_json_file((d / "x.json").string());
+  ASSERT_EQ(doc.as_object().size(), 1u);
+  EXPECT_EQ(doc.as_object()[0].first, "small");
+  fs::remove_all(d);
+}
+
+TEST(ScopeFilter, ApiRangeEndContributesInputsOnly) {
+  ScopeFilter f({"A.x.0.forward", "A.y.0.forward"}, {}, "L1");
+  EXPECT_FALSE(f.check("A.w.0.forward"));
+  EXPECT_TRUE(f.check("A.x.0.forward"));   // inputs
+  EXPECT_TRUE(f.check("A.x.0.forward"));   // outputs
+  EXPECT_TRUE(f.check("A.z.0.forward"));
+  EXPECT_TRUE(f.check("A.y.0.forward"));   // inputs of the end API
+  EXPECT_FALSE(f.check("A.y.0.forward"));  // its outputs
+  EXPECT_FALSE(f.check("A.z.1.forward"));
+}
+
+TEST(ScopeFilter, ModuleRangeAndMixList) {
+  ScopeFilter r({"Module.a.L.forward.0", "Module.b.L.forward.0"}, {}, "L0");
+  EXPECT_FALSE(r.check("Module.z.L.forward.0"));
+  r.begin_module("Module.a.L.forward.0");
+  EXPECT_TRUE(r.check("Module.a.L.forward.0"));
+  r.begin_module("Module.b.L.forward.0");
+  EXPECT_TRUE(r.check("Module.b.L.forward.0"));
+  r.end_module("Module.b.L.forward.0");
+  EXPECT_FALSE(r.check("Module.c.L.forward.0"));
+
+  ScopeFilter mix({}, {"Module.blk"}, "mix");
+  EXPECT_FALSE(mix.check("Functional.relu.0.forward"));
+  mix.begin_module("Module.blk.Block.forward.0");
+  EXPECT_TRUE(mix.check("Functional.relu.1.forward"));  // everything inside the listed module
+  mix.end_module("Module.blk.Block.forward.0");
+  EXPECT_FALSE(mix.check("Functional.relu.2.forward"));
+}
+
+TEST(DataModeFilter, Combinations) {
+  DataModeFilter all({"all"});
+  EXPECT_TRUE(all.allows(true, true) && all.allows(false, false));
+  DataModeFilter fi({"forward", "input"});
+  EXPECT_TRUE(fi.allows(true, true));
+  EXPECT_FALSE(fi.allows(true, false));
+  EXPECT_FALSE(fi.allows(false, true));
+  DataModeFilter in({"input"});
+  EXPECT_TRUE(in.allows(true, true) && in.allows(false, true));
+  EXPECT_FALSE(in.allows(true, false));
+}
+
+TEST(DumpSession, StepAndRankSelection) {
+  fs::path d = temp_dir("session");
+  DumpConfig cfg;
+  cfg.dump_path = d.string();
+  cfg.step = {1, 2};
+  cfg.rank = {1};
+  {
+    DumpSession s(cfg, SessionOptions{});
+    EXPECT_FALSE(s.start(0));  // rank 0 not selected
+    EXPECT_FALSE(s.start(1));  // step 0 not selected
+    s.step();
+    EXPECT_TRUE(s.start(1));
+    EXPECT_EQ(s.next_api_index("Torch.relu"), 0);
+    EXPECT_EQ(s.next_api_index("Torch.relu"), 1);
+    s.emit_entry("Torch.relu.0.forward", "{}");
+    s.step();
+    EXPECT_TRUE(s.start(1));
+    EXPECT_EQ(s.next_api_index("Torch.relu"), 0);  // counters reset per step
+    s.step();
+    EXPECT_TRUE(s.ended());
+    EXPECT_FALSE(s.start(1));
+  }
+  EXPECT_FALSE(fs::exists(d / "step0"));
+  JsonValue doc = parse_json_file((d / "step1" / "rank1" / "dump.json").string());
+  EXPECT_NE(doc.find("data")->find("Torch.relu.0.forward"), nullptr);
+  EXPECT_TRUE(fs::exists(d / "step2" / "rank1" / "stack.json"));
+  fs::remove_all(d);
+}
+
+TEST(DumpSession, UnwritableDumpPathDisablesWithReason) {
+  fs::path d = temp_dir("blocked");
+  std::ofstream(d / "file") << "x";
+  DumpConfig cfg;
+  cfg.dump_path = (d / "file" / "dump").string();
+  DumpSession s(cfg, SessionOptions{});
+  EXPECT_FALSE(s.start(-1));
+  EXPECT_TRUE(s.disabled());
+  EXPECT_NE(s.disabled_reason().find("file"), std::string::npos);
+  fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace msprobe
