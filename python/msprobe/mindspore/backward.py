@@ -1,0 +1,70 @@
+"""Per-call backward capture for APIs and Primitives.
+
+MindSpore's own Cell backward hooks work by passing the Cell's tensor inputs, and then its
+outputs, through one `CellBackwardHook` primitive: in backward the primitive first sees the
+gradients of the outputs and then those of the inputs, and calls its hooks with both. We use the
+same primitive directly, one per recorded call, instead of building a Cell for every API call as
+the original does (a Cell costs milliseconds to build; the primitive microseconds).
+"""
+from msprobe.mindspore.hook_state import STATE
+from msprobe.mindspore.value_encoding import for_core
+
+try:
+    from mindspore.ops.operations._inner_ops import CellBackwardHook as _CellBackwardHook
+except ImportError:  # pragma: no cover - then no API backward data
+    _CellBackwardHook = None
+
+try:
+    from mindspore.graph.api import _pynative_executor as _executor
+except ImportError:  # pragma: no cover - MindSpore before 2.7
+    from mindspore.common.api import _pynative_executor as _executor
+
+
+def grad_recording():
+    """True while MindSpore records the forward for a gradient (ms.grad, value_and_grad...)."""
+    try:
+        return bool(_executor.requires_grad())
+    except Exception:  # pragma: no cover
+        return False
+
+
+class _HookDict(dict):
+    """CellBackwardHook keeps a weak reference to its hook table: a dict subclass allows that."""
+    __slots__ = ("__weakref__",)
+
+
+class CallBackward:
+    """Backward capture of one call: wrap(args) before the call, wrap(output) after it."""
+    __slots__ = ("prim", "table")
+
+    def __init__(self, api_name, idx):
+        table = _HookDict()
+
+        def on_backward(_owner, grad_inputs, grad_outputs):
+            state = STATE
+            if state.session is None or state.busy:
+                return None
+            state.busy = True
+            try:
+                state.session.api_backward(api_name, idx, for_core(grad_outputs),
+                                           for_core(grad_inputs))
+            except Exception as e:  # never break training
+                state.on_error(e)
+            finally:
+                state.busy = False
+            return None
+
+        table[0] = on_backward
+        self.table = table
+        self.prim = _CellBackwardHook(f"{api_name}.{idx}", None, table)
+        self.prim.register_backward_hook()
+        self.prim.msprobe_table = table  # the primitive holds the table only weakly
+
+    def wrap(self, values):
+        return self.prim(values)
+
+
+def new_call_backward(api_name, idx):
+    if _CellBackwardHook is None:
+        return None
+    return CallBackward(api_name, idx)

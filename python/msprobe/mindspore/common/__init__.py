@@ -1,0 +1,1 @@
+"""msprobe.mindspore.common: MsprobeStep lives in msprobe.mindspore.common.utils."""

@@ -1,0 +1,233 @@
+"""PrecisionDebugger for MindSpore (PyNative): the public API of msprobe 1.2.1
+(reference data-dump §2.2, §5.4; seed doc 06.data_dump_MindSpore.md §6)."""
+import atexit
+import os
+
+import numpy as np
+
+import mindspore as ms
+
+from msprobe import _core
+from msprobe.core import log
+from msprobe.core.errors import MsprobeException
+from msprobe.mindspore.api_wrapper import ApiPatcher
+from msprobe.mindspore.cell_hooks import CellHooks
+from msprobe.mindspore.hook_state import STATE
+from msprobe.mindspore.jit_capture import JitCapture
+from msprobe.mindspore.primitive_hooks import PrimitiveHooks
+from msprobe.mindspore.value_encoding import encode_ms_value, to_host
+
+DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                              "config.json")
+MSPROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+TASKS = ("tensor", "statistics", "overflow_check", "free_benchmark", "run_ut", "grad_probe")
+LEVELS = ("L0", "L1", "L2", "mix")
+DUMP_TASKS = ("statistics", "tensor")
+NOT_CREATED = "PrecisionDebugger instance is not created."
+STOP_WITHOUT_START = "debugger.start() is not set in the current scope."
+
+
+def _writer_memory_mb():
+    value = os.environ.get("MSPROBE_WRITER_MEMORY_MB", "512")
+    try:
+        mb = int(value)
+        if mb <= 0:
+            raise ValueError
+        return mb
+    except ValueError:
+        raise MsprobeException(
+            f"MSPROBE_WRITER_MEMORY_MB must be a positive integer (MiB), got {value!r}") from None
+
+
+def _check_model(model):
+    if model is None or isinstance(model, ms.nn.Cell):
+        return
+    bad = model
+    if isinstance(model, (list, tuple)):
+        bad = next((m for m in model if not isinstance(m, ms.nn.Cell)), None)
+        if bad is None and model:
+            return
+    raise MsprobeException(
+        "The 'model' parameter must be a mindspore.nn.Cell or list[mindspore.nn.Cell] type, "
+        f"currently there is a {type(bad)} type.")
+
+
+def _current_rank():
+    try:
+        from mindspore.communication import GlobalComm, get_rank
+        if GlobalComm.INITED:
+            return int(get_rank())
+    except Exception:
+        pass
+    return -1
+
+
+class PrecisionDebugger:
+    _instance = None
+
+    def __new__(cls, *args, **kwargs):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+            cls._instance._initialized = False
+        return cls._instance
+
+    def __init__(self, config_path=None, task=None, dump_path=None, level=None, step=None):
+        if self._initialized:
+            return
+        if config_path is not None and not isinstance(config_path, str):
+            raise MsprobeException(f"PrecisionDebugger: 'config_path' must be a str, "
+                                   f"got {type(config_path).__name__}")
+        if task is not None and task not in TASKS:
+            raise MsprobeException(f"PrecisionDebugger: 'task' must be one of {', '.join(TASKS)}, "
+                                   f"got {task!r}")
+        if dump_path is not None and not isinstance(dump_path, str):
+            raise MsprobeException(f"PrecisionDebugger: 'dump_path' must be a str, "
+                                   f"got {type(dump_path).__name__}")
+        if level is not None and level not in LEVELS:
+            raise MsprobeException(f"PrecisionDebugger: 'level' must be one of "
+                                   f"{', '.join(LEVELS)}, got {level!r}")
+        if step is not None and not isinstance(step, list):
+            raise MsprobeException(f"PrecisionDebugger: 'step' must be a list, "
+                                   f"got {type(step).__name__}")
+        self.config = _core.load_config(config_path or DEFAULT_CONFIG, "mindspore", task=task,
+                                        dump_path=dump_path, level=level, step=step)
+        cfg = self.config
+        if cfg.task not in DUMP_TASKS:
+            raise MsprobeException(
+                f"task '{cfg.task}' is not supported by this msprobe's MindSpore PrecisionDebugger; "
+                f"supported tasks: {', '.join(DUMP_TASKS)}")
+        if cfg.level == "L2":
+            raise MsprobeException(
+                "level 'L2' (kernel dump) is not supported by this msprobe for MindSpore; "
+                "use L0, L1 or mix in PYNATIVE mode")
+        if ms.get_context("mode") != ms.PYNATIVE_MODE:
+            raise MsprobeException(
+                f"level '{cfg.level}' needs PYNATIVE mode (mindspore.set_context("
+                "mode=mindspore.PYNATIVE_MODE)); in GRAPH mode only L2 is possible, which this "
+                "msprobe does not support")
+        self.session = _core.DumpSession(cfg, "mindspore", _writer_memory_mb())
+        self.session.set_types(None, np.generic, encode_ms_value, to_host, MSPROBE_DIR)
+        modes = cfg.data_mode
+        STATE.want_backward = "all" in modes or "backward" in modes or "forward" not in modes
+        STATE.construct_all = cfg.level == "mix"
+        STATE.hook_backward = STATE.want_backward or STATE.construct_all
+        self.api_patcher = ApiPatcher()
+        self.cell_hooks = CellHooks()
+        self.primitive_hooks = PrimitiveHooks()
+        self.jit_capture = JitCapture(self.api_patcher)
+        self.first_start = True
+        self.start_called = False
+        self.error_reported = False
+        STATE.session = self.session
+        STATE.on_error = self._internal_error
+        if cfg.level in ("L1", "mix"):
+            self.api_patcher.install()
+        atexit.register(self._at_exit)
+        self._initialized = True
+
+    # ---- errors never break training -------------------------------------------------------
+    def _internal_error(self, exc):
+        STATE.active = False
+        if not self.error_reported:
+            self.error_reported = True
+            log.error(f"internal error, dumping is disabled and training continues: "
+                      f"{type(exc).__name__}: {exc}")
+
+    def _report_disabled(self):
+        if self.session.disabled and not self.error_reported:
+            self.error_reported = True
+            log.error(f"{self.session.disabled_reason}; dumping is disabled, training continues")
+
+    def _at_exit(self):
+        STATE.active = False
+        if getattr(self, "session", None) is not None:
+            self.session.close()
+            self._report_disabled()
+
+    # ---- public API ----------------------------------------------------------------------
+    @classmethod
+    def _get(cls):
+        if cls._instance is None or not cls._instance._initialized:
+            raise Exception(NOT_CREATED)
+        return cls._instance
+
+    @classmethod
+    def start(cls, model=None):
+        self = cls._get()
+        self.start_called = True
+        session = self.session
+        if session.disabled or session.ended:
+            return
+        _check_model(model)
+        level = self.config.level
+        if self.first_start:
+            if level in ("L0", "mix") and model is None:
+                raise MsprobeException(f"The current level is {level}, the model cannot be None: "
+                                       "call start(model) (at least the first time)")
+            rank = _current_rank()
+            ranks = self.config.rank
+            if ranks and rank not in ranks:
+                return
+            if model is not None and level in ("L1", "mix"):
+                self.primitive_hooks.register(model)
+            if level in ("L0", "mix"):
+                self.cell_hooks.register(model, STATE.want_backward)
+            if level in ("L1", "mix"):
+                self.jit_capture.install()
+            self.first_start = False
+            self.rank = rank
+        was_on = session.switch_on
+        on = session.start(self.rank)
+        STATE.active = on and not self.error_reported
+        self.jit_capture.enabled = STATE.active
+        self._report_disabled()
+        if on and not was_on:
+            log.info(f"Dump switch is turned on at step {session.current_step}. "
+                     f"Dump data will be saved in {session.rank_dir}.")
+        if session.ended:
+            log.info("msprobe ends successfully (the last configured step is done)")
+
+    @classmethod
+    def stop(cls):
+        self = cls._get()
+        if self.session.ended:
+            return
+        if not self.start_called:
+            log.error(f"msprobe: {STOP_WITHOUT_START}")
+            raise Exception(STOP_WITHOUT_START)
+        self.start_called = False
+        STATE.active = False
+        self.jit_capture.enabled = False
+        self.session.stop()
+        self._report_disabled()
+
+    @classmethod
+    def forward_backward_dump_end(cls):
+        log.warning("forward_backward_dump_end() is deprecated; it is the same as stop()")
+        cls.stop()
+
+    @classmethod
+    def step(cls):
+        self = cls._get()
+        STATE.active = False
+        self.jit_capture.enabled = False
+        self.session.step()
+        self._report_disabled()
+
+    @classmethod
+    def _reset_for_tests(cls):
+        """Removes every hook and forgets the instance (not part of the original's API)."""
+        self = cls._instance
+        if self is None:
+            return
+        if getattr(self, "_initialized", False):
+            STATE.active = False
+            self.session.step()
+            self.session.close()
+            self.api_patcher.uninstall()
+            self.cell_hooks.remove()
+            self.primitive_hooks.remove()
+            self.jit_capture.uninstall()
+            atexit.unregister(self._at_exit)
+            STATE.session = None
+        cls._instance = None

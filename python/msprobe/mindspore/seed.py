@@ -1,0 +1,78 @@
+"""seed_all(seed, mode, rm_dropout) for MindSpore (reference data-dump §2.2; seed doc §6.3)."""
+import os
+import random
+
+import mindspore as ms
+
+from msprobe.core import log
+from msprobe.core.errors import MsprobeException
+
+
+def _check(seed, mode, rm_dropout):
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 2**32 - 1:
+        raise MsprobeException(f"seed_all: seed must be an int in [0, {2**32 - 1}], got {seed!r}")
+    if not isinstance(mode, bool):
+        raise MsprobeException(f"seed_all: mode must be a bool, got {mode!r}")
+    if not isinstance(rm_dropout, bool):
+        raise MsprobeException(f"seed_all: rm_dropout must be a bool, got {rm_dropout!r}")
+
+
+def _no_dropout_classes():
+    """Dropout variants that keep everything; created lazily from the classes in place now."""
+    from mindspore import ops
+    from mindspore.mint import nn as mint_nn
+
+    def keep_all_primitive(base):
+        class KeepAll(base):
+            def __init__(self, keep_prob=0.5, *args, **kwargs):
+                super().__init__(1.0, *args, **kwargs)
+        KeepAll.__name__ = KeepAll.__qualname__ = base.__name__
+        KeepAll.__msprobe_no_dropout__ = True
+        return KeepAll
+
+    class KeepAllDropoutExt(mint_nn.Dropout):
+        def __init__(self, p=0.5, *args, **kwargs):
+            super().__init__(0.0, *args, **kwargs)
+    KeepAllDropoutExt.__name__ = KeepAllDropoutExt.__qualname__ = mint_nn.Dropout.__name__
+    KeepAllDropoutExt.__msprobe_no_dropout__ = True
+
+    def dropout(input, p=0.5, training=True, *args, **kwargs):  # noqa: A002 (MindSpore's name)
+        return input
+    dropout.__msprobe_no_dropout__ = True
+    return keep_all_primitive, KeepAllDropoutExt, dropout
+
+
+def _remove_dropout():
+    from mindspore import ops
+    from mindspore.mint import nn as mint_nn
+    keep_all_primitive, dropout_ext, dropout_fn = _no_dropout_classes()
+    for name in ("Dropout", "Dropout2D", "Dropout3D"):
+        cls = getattr(ops, name, None)
+        if cls is None or getattr(cls, "__msprobe_no_dropout__", False):
+            continue
+        replacement = keep_all_primitive(cls)
+        setattr(ops, name, replacement)
+        if getattr(ops.operations, name, None) is cls:
+            setattr(ops.operations, name, replacement)
+    if not getattr(mint_nn.Dropout, "__msprobe_no_dropout__", False):
+        mint_nn.Dropout = dropout_ext
+    if not getattr(mint_nn.functional.dropout, "__msprobe_no_dropout__", False):
+        mint_nn.functional.dropout = dropout_fn
+
+
+def seed_all(seed=1234, mode=False, rm_dropout=True):
+    """Fixes MindSpore's and Python's random seeds; mode=True turns on deterministic kernels and
+    deterministic HCCL reductions; rm_dropout=True makes the dropouts created afterwards keep
+    every element (ops.Dropout/Dropout2D/Dropout3D, mint.nn.Dropout, mint.nn.functional.dropout)."""
+    _check(seed, mode, rm_dropout)
+    os.environ["PYTHONHASHSEED"] = str(seed)
+    ms.set_seed(seed)
+    random.seed(seed)
+    if hasattr(ms, "set_deterministic"):
+        ms.set_deterministic(mode)
+    else:  # pragma: no cover - MindSpore before 2.6
+        ms.set_context(deterministic="ON" if mode else "OFF")
+    os.environ["HCCL_DETERMINISTIC"] = str(mode)
+    if rm_dropout:
+        _remove_dropout()
+    log.info(f"seed_all: seed {seed}, deterministic {mode}, dropout removed: {rm_dropout}")
