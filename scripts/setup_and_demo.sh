@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 # torch 2.13.0 CPU is pinned: a plain "torch" would pull a multi-GB CUDA build.
-$PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core nanobind cmake ninja
+$PY -m pip install -q "torch==2.13.0" "mindspore==2.10.0" numpy pyyaml pytest scikit-build-core nanobind cmake ninja
 $PY -m pip install -q --no-build-isolation .
 $PY examples/demo_train.py "$@"
