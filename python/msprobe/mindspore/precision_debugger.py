@@ -17,7 +17,7 @@ from msprobe.mindspore.jit_capture import JitCapture
 from msprobe.mindspore.primitive_hooks import PrimitiveHooks
 from msprobe.mindspore.value_encoding import encode_ms_value, to_host
 
-DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
                               "config.json")
 MSPROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 TASKS = ("tensor", "statistics", "overflow_check", "free_benchmark", "run_ut", "grad_probe")
@@ -89,9 +89,15 @@ class PrecisionDebugger:
         if step is not None and not isinstance(step, list):
             raise MsprobeException(f"PrecisionDebugger: 'step' must be a list, "
                                    f"got {type(step).__name__}")
-        self.config = _core.load_config(config_path or DEFAULT_CONFIG, "mindspore", task=task,
-                                        dump_path=dump_path, level=level, step=step)
-        cfg = self.config
+        config_path = config_path or DEFAULT_CONFIG
+        cfg = _core.load_config(config_path, "mindspore", task=task, dump_path=dump_path,
+                                level=level, step=step)
+        if not os.path.isabs(cfg.dump_path):
+            # 1.2.1 (MindSpore) records dump_data_dir as an absolute path.
+            cfg = _core.load_config(config_path, "mindspore", task=task,
+                                    dump_path=os.path.abspath(cfg.dump_path), level=level,
+                                    step=step)
+        self.config = cfg
         if cfg.task not in DUMP_TASKS:
             raise MsprobeException(
                 f"task '{cfg.task}' is not supported by this msprobe's MindSpore PrecisionDebugger; "
@@ -118,6 +124,7 @@ class PrecisionDebugger:
         self.first_start = True
         self.start_called = False
         self.error_reported = False
+        self.end_reported = False
         STATE.session = self.session
         STATE.on_error = self._internal_error
         if cfg.level in ("L1", "mix"):
@@ -156,6 +163,8 @@ class PrecisionDebugger:
         self = cls._get()
         self.start_called = True
         session = self.session
+        if session.ended:
+            self._report_end()
         if session.disabled or session.ended:
             return
         _check_model(model)
@@ -185,6 +194,11 @@ class PrecisionDebugger:
             log.info(f"Dump switch is turned on at step {session.current_step}. "
                      f"Dump data will be saved in {session.rank_dir}.")
         if session.ended:
+            self._report_end()
+
+    def _report_end(self):
+        if not self.end_reported:
+            self.end_reported = True
             log.info("msprobe ends successfully (the last configured step is done)")
 
     @classmethod

@@ -48,11 +48,17 @@ class _Described:
         self.record = record
 
 
+_UNREADABLE = _Described(None)
+
+
 def tensor_for_core(t):
     try:
         a = t.asnumpy()
-    except Exception:  # e.g. a dtype asnumpy refuses: describe it without statistics
-        return _Described({"type": "mindspore.Tensor", "dtype": str(t.dtype), "shape": list(t.shape)})
+    except Exception:
+        # PyNative runs kernels asynchronously: a kernel that failed (say, a dtype the device
+        # lacks) raises here, at the first read. That error is the training script's, not ours:
+        # record null for this value and let the script meet the error where it would have.
+        return _UNREADABLE
     dt = a.dtype
     if dt.kind in _CORE_KINDS and dt.name not in _UNSUPPORTED_NUMPY:
         return a
