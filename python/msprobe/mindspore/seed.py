@@ -60,6 +60,18 @@ def _remove_dropout():
         mint_nn.functional.dropout = dropout_fn
 
 
+def _set_deterministic(mode):
+    try:
+        if hasattr(ms, "set_deterministic"):
+            ms.set_deterministic(mode)
+        else:  # pragma: no cover - MindSpore before 2.6
+            ms.set_context(deterministic="ON" if mode else "OFF")
+    except RuntimeError as e:
+        # MindSpore >= 2.6 accepts one setting per process (a second seed_all, or a script that
+        # set it itself); the first one stays in force.
+        log.warning(f"seed_all: deterministic computing left as it was: {e}")
+
+
 def seed_all(seed=1234, mode=False, rm_dropout=True):
     """Fixes MindSpore's and Python's random seeds; mode=True turns on deterministic kernels and
     deterministic HCCL reductions; rm_dropout=True makes the dropouts created afterwards keep
@@ -68,10 +80,7 @@ def seed_all(seed=1234, mode=False, rm_dropout=True):
     os.environ["PYTHONHASHSEED"] = str(seed)
     ms.set_seed(seed)
     random.seed(seed)
-    if hasattr(ms, "set_deterministic"):
-        ms.set_deterministic(mode)
-    else:  # pragma: no cover - MindSpore before 2.6
-        ms.set_context(deterministic="ON" if mode else "OFF")
+    _set_deterministic(mode)
     os.environ["HCCL_DETERMINISTIC"] = str(mode)
     if rm_dropout:
         _remove_dropout()
