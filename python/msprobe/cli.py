@@ -12,7 +12,21 @@ def _build_parser():
     sub = p.add_subparsers(dest="command")
     s = sub.add_parser("summary", help="print a short summary of a dump directory")
     s.add_argument("dump_path")
+    _add_api_precision_compare(sub)
     return p
+
+
+def _add_api_precision_compare(sub):
+    from msprobe.core import log
+    from msprobe.core.api_precision_compare import _api_precision_compare_parser
+    a = sub.add_parser("api_precision_compare",
+                       help="judge a device's run_ut details CSV against a reference device's")
+    _api_precision_compare_parser(a)
+
+    def one_line_error(message):  # user errors: one line, exit code 1
+        log.error(f"api_precision_compare: {message}")
+        sys.exit(1)
+    a.error = one_line_error
 
 
 def main(argv=None):
@@ -23,6 +37,14 @@ def main(argv=None):
     if args.command == "summary":
         from msprobe.core.summary import print_summary
         return print_summary(args.dump_path)
+    if args.command == "api_precision_compare":
+        from msprobe.core import log
+        if args.framework != "pytorch":
+            log.error("api_precision_compare is a PyTorch command: use msprobe -f pytorch "
+                      "api_precision_compare ...")
+            return 1
+        from msprobe.core.api_precision_compare import _api_precision_compare_command
+        return _api_precision_compare_command(args)
     return 2
 
 

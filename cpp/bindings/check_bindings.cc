@@ -1,0 +1,311 @@
+// Bindings of the accuracy checker's metrics, standards and api_precision_compare.
+//   compare_output(api_name, bench, device, precision=14) -> dict   one run_ut details row
+//   float_metrics(bench, device, standard="benchmark") -> dict      raw metric values
+//   cosine_similarity(bench, device) -> (value|None, pass, message)
+//   binary_error_rate(bench, device) -> float
+//   compare_dropout(bench, device) -> (status, 1|0)
+//   merge_output_statuses([status...]) -> status                    any error wins
+//   standard_for_api(name) / standard_for_precision_row(name, dtype) -> standard key
+//   standard_label(key) -> Chinese algorithm label
+//   check_thresholds(torch_dtype_name) -> dict of the per-dtype constants
+//   format_fixed(v, precision=14) / format_float32(v) / format_float16(v) -> str
+//   api_precision_compare(npu_csv, gpu_csv, result_csv, details_csv, precision=14) -> dict
+//   check_input_csv_path(path, what) / prepare_output_dir(path) / timestamp_now()
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <vector>
+
+#include "msprobe/base/error.h"
+#include "msprobe/check/api_precision_compare.h"
+#include "msprobe/check/metrics.h"
+#include "msprobe/check/number_format.h"
+#include "msprobe/check/output_compare.h"
+#include "msprobe/check/standards.h"
+#include "tensor_from_python.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using namespace msprobe::check;
+
+msprobe::PyTensor host_tensor(nb::handle obj, const char* fn, const char* which) {
+  msprobe::PyTensor t;
+  bool ok;
+  try {
+    ok = msprobe::tensor_from_python(obj, t);
+  } catch (const msprobe::InvalidInput& e) {
+    throw nb::type_error((std::string(fn) + ": " + which + ": " + e.what()).c_str());
+  }
+  if (!ok) {
+    throw nb::type_error((std::string(fn) + ": " + which +
+                          ": expected a torch.Tensor, numpy.ndarray or DLPack producer, got " +
+                          nb::inst_name(obj).c_str())
+                             .c_str());
+  }
+  if (!t.on_cpu) {
+    throw nb::value_error(
+        (std::string(fn) + ": " + which + ": the tensor is in device memory; move it to the CPU first")
+            .c_str());
+  }
+  if (t.view.data == nullptr && t.view.numel() > 0) {
+    throw nb::value_error((std::string(fn) + ": " + which + ": the tensor has no readable storage").c_str());
+  }
+  return t;
+}
+
+Standard standard_from_key(const std::string& key) {
+  for (Standard s : {Standard::kBenchmark, Standard::kAbsoluteThreshold,
+                     Standard::kBinaryConsistency, Standard::kUlp, Standard::kThousandth,
+                     Standard::kAccumulativeError}) {
+    if (key == standard_key(s)) return s;
+  }
+  throw msprobe::InvalidInput("unknown standard '" + key +
+                              "': expected benchmark, absolute_threshold, binary_consistency, "
+                              "ulp_compare, thousandth_threshold or accumulative_error_compare");
+}
+
+Status status_from_text(const std::string& s) {
+  for (Status x : {Status::kPass, Status::kWarning, Status::kError, Status::kSkip, Status::kBlank}) {
+    if (s == status_text(x)) return x;
+  }
+  throw msprobe::InvalidInput("unknown status '" + s + "': expected pass, Warning, error, SKIP or ' '");
+}
+
+nb::object num_obj(const Num& n) {
+  if (!n.set) return nb::none();
+  if (n.kind == NumKind::kInt) return nb::int_((long long)n.value);
+  return nb::float_(n.value);
+}
+
+const char* kind_text(NumKind k) {
+  switch (k) {
+    case NumKind::kFloat64: return "float64";
+    case NumKind::kFloat32: return "float32";
+    case NumKind::kFloat16: return "float16";
+    case NumKind::kInt: return "int";
+  }
+  return "float64";
+}
+
+void put(nb::dict& d, const char* key, const Num& n) { d[key] = num_obj(n); }
+
+nb::dict cosine_dict(const CosineResult& c) {
+  nb::dict d;
+  d["value"] = c.has_value ? nb::object(nb::float_(c.value)) : nb::none();
+  d["pass"] = c.pass;
+  d["message"] = c.message;
+  return d;
+}
+
+nb::dict float_metrics_py(nb::handle bench, nb::handle device, const std::string& standard) {
+  const Standard s = standard_from_key(standard);
+  msprobe::PyTensor b = host_tensor(bench, "float_metrics", "bench");
+  msprobe::PyTensor dv = host_tensor(device, "float_metrics", "device");
+  FloatMetrics m;
+  {
+    nb::gil_scoped_release release;
+    m = compute_float_metrics(b.view, dv.view, s);
+  }
+  nb::dict d;
+  d["numel"] = m.numel;
+  d["standard"] = standard_key(m.standard);
+  d["new_standard"] = m.new_standard;
+  d["cosine"] = cosine_dict(m.cosine);
+  put(d, "max_abs_err", m.max_abs_err);
+  d["max_abs_err_kind"] = kind_text(m.max_abs_err.kind);
+  put(d, "hundredth", m.hundredth);
+  put(d, "thousandth", m.thousandth);
+  put(d, "ten_thousandth", m.ten_thousandth);
+  put(d, "error_rate", m.error_rate);
+  put(d, "eb", m.eb);
+  put(d, "rmse", m.rmse);
+  put(d, "small_value_err_ratio", m.small_value_err_ratio);
+  put(d, "max_rel_err", m.max_rel_err);
+  put(d, "mean_rel_err", m.mean_rel_err);
+  put(d, "inf_nan_error_ratio", m.inf_nan_error_ratio);
+  put(d, "rel_err_ratio", m.rel_err_ratio);
+  put(d, "abs_err_ratio", m.abs_err_ratio);
+  put(d, "max_ulp_err", m.max_ulp_err);
+  put(d, "mean_ulp_err", m.mean_ulp_err);
+  put(d, "ulp_err_proportion", m.ulp_err_proportion);
+  put(d, "rel_err_thousandth", m.rel_err_thousandth);
+  return d;
+}
+
+nb::dict compare_output_py(const std::string& api_name, nb::handle bench, nb::handle device,
+                           int precision) {
+  msprobe::PyTensor b = host_tensor(bench, "compare_output", "bench");
+  msprobe::PyTensor dv = host_tensor(device, "compare_output", "device");
+  OutputCompareResult r;
+  {
+    nb::gil_scoped_release release;
+    r = compare_output_tensor(api_name, b.view, dv.view);
+  }
+  nb::dict d;
+  d["status"] = status_text(r.status);
+  d["message"] = r.message;
+  d["standard"] = standard_key(r.standard);
+  d["cells"] = r.detail_cells(precision);
+  nb::dict v;
+  put(v, "cosine", r.cosine);
+  put(v, "max_abs_err", r.max_abs_err);
+  put(v, "hundredth", r.hundredth);
+  put(v, "thousandth", r.thousandth);
+  put(v, "ten_thousandth", r.ten_thousandth);
+  put(v, "error_rate", r.error_rate);
+  put(v, "eb", r.eb);
+  put(v, "rmse", r.rmse);
+  put(v, "small_value_err_ratio", r.small_value_err_ratio);
+  put(v, "max_rel_err", r.max_rel_err);
+  put(v, "mean_rel_err", r.mean_rel_err);
+  put(v, "inf_nan_error_ratio", r.inf_nan_error_ratio);
+  put(v, "rel_err_ratio", r.rel_err_ratio);
+  put(v, "abs_err_ratio", r.abs_err_ratio);
+  put(v, "max_ulp_err", r.max_ulp_err);
+  put(v, "mean_ulp_err", r.mean_ulp_err);
+  put(v, "ulp_err_proportion", r.ulp_err_proportion);
+  d["values"] = v;
+  return d;
+}
+
+nb::tuple cosine_py(nb::handle bench, nb::handle device) {
+  msprobe::PyTensor b = host_tensor(bench, "cosine_similarity", "bench");
+  msprobe::PyTensor dv = host_tensor(device, "cosine_similarity", "device");
+  CosineResult c;
+  {
+    nb::gil_scoped_release release;
+    c = cosine_similarity(b.view, dv.view);
+  }
+  return nb::make_tuple(c.has_value ? nb::object(nb::float_(c.value)) : nb::none(), c.pass,
+                        c.message);
+}
+
+double binary_error_rate_py(nb::handle bench, nb::handle device) {
+  msprobe::PyTensor b = host_tensor(bench, "binary_error_rate", "bench");
+  msprobe::PyTensor dv = host_tensor(device, "binary_error_rate", "device");
+  nb::gil_scoped_release release;
+  return binary_error_rate(b.view, dv.view);
+}
+
+nb::tuple compare_dropout_py(nb::handle bench, nb::handle device) {
+  msprobe::PyTensor b = host_tensor(bench, "compare_dropout", "bench");
+  msprobe::PyTensor dv = host_tensor(device, "compare_dropout", "device");
+  DropoutResult r;
+  {
+    nb::gil_scoped_release release;
+    r = compare_dropout(b.view, dv.view);
+  }
+  return nb::make_tuple(status_text(r.status), r.value);
+}
+
+std::string merge_py(const std::vector<std::string>& statuses) {
+  std::vector<Status> s;
+  s.reserve(statuses.size());
+  for (const auto& x : statuses) s.push_back(status_from_text(x));
+  return status_text(merge_output_statuses(s));
+}
+
+nb::dict thresholds_py(const std::string& dtype) {
+  const DtypeThresholds& t = thresholds_for_name(dtype);
+  nb::dict d;
+  d["small_value"] = t.small_value;
+  d["small_value_atol_absolute"] = t.small_value_atol_abs;
+  d["small_value_atol_benchmark"] = t.small_value_atol_bench;
+  d["rtol"] = t.rtol;
+  d["accumulative_bound"] = t.accumulative_bound;
+  d["minimum_err"] = t.minimum_err;
+  d["accumulative_eb_threshold"] = t.accumulative_eb_threshold;
+  msprobe::DType dt;
+  bool known = true;
+  try {
+    dt = msprobe::dtype_from_name(dtype);
+  } catch (const msprobe::InvalidInput&) {
+    known = false;
+  }
+  if (known) {
+    if (const UlpParams* u = ulp_params_for(dt)) {
+      d["ulp_min_exponent"] = u->min_exponent;
+      d["ulp_mantissa_bits"] = u->mantissa_bits;
+      d["ulp_error_threshold"] = u->error_threshold;
+    }
+  }
+  return d;
+}
+
+nb::dict api_precision_compare_py(const std::string& npu, const std::string& gpu,
+                                  const std::string& result, const std::string& details,
+                                  int precision) {
+  PrecisionCompareConfig cfg;
+  cfg.npu_csv_path = npu;
+  cfg.gpu_csv_path = gpu;
+  cfg.result_csv_path = result;
+  cfg.details_csv_path = details;
+  cfg.precision = precision;
+  PrecisionCompareReport rep;
+  {
+    nb::gil_scoped_release release;
+    rep = api_precision_compare(cfg);
+  }
+  nb::dict d;
+  d["npu_rows"] = rep.npu_rows;
+  d["detail_rows"] = rep.detail_rows;
+  d["result_rows"] = rep.result_rows;
+  d["warnings"] = rep.warnings;
+  d["error"] = rep.error.empty() ? nb::none() : nb::object(nb::str(rep.error.c_str()));
+  d["result_csv_path"] = result;
+  d["details_csv_path"] = details;
+  return d;
+}
+
+}  // namespace
+
+void bind_check(nb::module_& m) {
+  m.def("compare_output", &compare_output_py, "api_name"_a, "bench"_a, "device"_a,
+        "precision"_a = 14,
+        "Compares one output tensor with its bench as 1.2.1 run_ut does. Returns a dict:\n"
+        "status, message, standard, cells (the 22 details-CSV cells from 'Bench Dtype' to\n"
+        "'Message', formatted as 1.2.1 writes them) and values (raw numbers or None).");
+  m.def("float_metrics", &float_metrics_py, "bench"_a, "device"_a, "standard"_a = "benchmark",
+        "Every metric of a float output pair for the given standard, in one pass.");
+  m.def("cosine_similarity", &cosine_py, "bench"_a, "device"_a,
+        "(value or None, pass, message) as 1.2.1's cosine_sim.");
+  m.def("binary_error_rate", &binary_error_rate_py, "bench"_a, "device"_a,
+        "#(bench != device) / N.");
+  m.def("compare_dropout", &compare_dropout_py, "bench"_a, "device"_a,
+        "(status, 1 or 0) by the dropout zero-count rule.");
+  m.def("merge_output_statuses", &merge_py, "statuses"_a,
+        "API-level status of several output statuses: any error wins, then Warning, else pass\n"
+        "(SKIP ignored). Fixes 1.2.1, where a later Warning replaced an earlier error.");
+  m.def("standard_for_api", [](const std::string& n) { return std::string(standard_key(standard_for_api(n))); },
+        "api_name"_a, "The precision standard key of an API short name (run_ut).");
+  m.def("standard_for_precision_row",
+        [](const std::string& n, const std::string& d) {
+          return std::string(standard_key(standard_for_precision_row(n, d)));
+        },
+        "api_name"_a, "device_dtype"_a,
+        "The standard api_precision_compare applies (non-float dtypes: binary_consistency).");
+  m.def("standard_label", [](const std::string& k) { return std::string(standard_label(standard_from_key(k))); },
+        "standard"_a, "The Chinese algorithm label of a standard key.");
+  m.def("check_thresholds", &thresholds_py, "dtype"_a,
+        "The per-dtype constants of the precision standards (torch dtype name).");
+  m.def("format_fixed", [](double v, int p) { return format_fixed(v, p); }, "value"_a,
+        "precision"_a = 14, "Python '{:.{p}f}'.format(value).");
+  m.def("format_float32", &format_float32, "value"_a, "str(numpy.float32(value)).");
+  m.def("format_float16", &format_float16, "value"_a, "str(numpy.float16(value)).");
+  m.def("api_precision_compare", &api_precision_compare_py, "npu_csv_path"_a, "gpu_csv_path"_a,
+        "result_csv_path"_a, "details_csv_path"_a, "precision"_a = 14,
+        "Runs api_precision_compare on two accuracy_checking_details CSVs and writes the result\n"
+        "and details CSVs. Returns npu_rows, detail_rows, result_rows, warnings (list of lines)\n"
+        "and error (None, or a line when processing stopped early on bad data). Raises\n"
+        "MsprobeFileError / ConfigError for unreadable or malformed input (nothing written).");
+  m.def("check_input_csv_path", &check_input_csv_path, "path"_a, "what"_a,
+        "Raises MsprobeFileError unless path is a readable regular *.csv file (no symlink).");
+  m.def("prepare_output_dir", &prepare_output_dir, "path"_a,
+        "Creates the output folder (mode 0750) if needed; refuses symlinks and read-only folders.");
+  m.def("timestamp_now", &timestamp_now, "Local time as %Y%m%d%H%M%S.");
+}

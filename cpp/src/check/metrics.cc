@@ -1,0 +1,704 @@
+// One-pass accuracy metrics (accuracy-checker spec §2.1, §2.4).
+//
+// Both tensors are read block by block in logical order (any strides), converted to the
+// storage type of their numpy dtype (fp16 and bf16 values held in float), and one fused loop
+// updates every accumulator the requested standard needs. Element arithmetic follows numpy's
+// promotion: a value of precision X is computed in X's arithmetic (fp16: in float, rounded to
+// fp16 after every operation, as numpy's float16 loops do), so masks, counts and threshold
+// decisions are those of the original; reductions are summed in double.
+#include "msprobe/check/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "msprobe/base/error.h"
+#include "msprobe/tensor/dtype.h"
+
+namespace msprobe {
+namespace check {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int64_t kBlock = 2048;
+
+// ---------------------------------------------------------------------------------------------
+// Precisions and their arithmetic.
+
+enum class Prec : uint8_t { kHalf = 0, kFloat = 1, kDouble = 2 };
+
+template <Prec P> struct Arith;
+template <> struct Arith<Prec::kHalf> {
+  using S = float;  // fp16 values are held in float
+  static inline float rnd(float x) { return half_to_float(float_to_half(x)); }
+  static inline float from(double x) { return rnd((float)x); }
+  static constexpr NumKind kKind = NumKind::kFloat16;
+  static constexpr double kEps = 0.0009765625;  // finfo(float16).eps = 2^-10
+  static constexpr double kMax = 65504.0;
+};
+template <> struct Arith<Prec::kFloat> {
+  using S = float;
+  static inline float rnd(float x) { return x; }
+  static inline float from(double x) { return (float)x; }
+  static constexpr NumKind kKind = NumKind::kFloat32;
+  static constexpr double kEps = 1.1920928955078125e-07;  // 2^-23
+  static constexpr double kMax = 3.4028234663852886e+38;
+};
+template <> struct Arith<Prec::kDouble> {
+  using S = double;
+  static inline double rnd(double x) { return x; }
+  static inline double from(double x) { return x; }
+  static constexpr NumKind kKind = NumKind::kFloat64;
+  static constexpr double kEps = 2.220446049250313e-16;  // 2^-52
+  static constexpr double kMax = 1.7976931348623157e+308;
+};
+
+constexpr Prec max_prec(Prec a, Prec b) { return (uint8_t)a > (uint8_t)b ? a : b; }
+
+template <Prec P> using S = typename Arith<P>::S;
+
+// Converts a value held in storage type of precision `From` to precision `To` (numpy astype).
+template <Prec To, typename V>
+inline S<To> cvt(V x) {
+  return Arith<To>::from((double)x);
+}
+template <>
+inline float cvt<Prec::kFloat, float>(float x) { return x; }
+template <>
+inline double cvt<Prec::kDouble, float>(float x) { return x; }
+template <>
+inline double cvt<Prec::kDouble, double>(double x) { return x; }
+template <>
+inline float cvt<Prec::kHalf, float>(float x) { return Arith<Prec::kHalf>::rnd(x); }
+
+Prec prec_of(DType t) {
+  switch (t) {
+    case DType::kFloat16: return Prec::kHalf;
+    case DType::kBFloat16:
+    case DType::kFloat32: return Prec::kFloat;
+    case DType::kFloat64: return Prec::kDouble;
+    default: throw InvalidInput(std::string("accuracy metrics need floating-point tensors, got ") +
+                                torch_dtype_name(t));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading a view in logical order, converted to a storage type.
+
+template <typename Out>
+inline Out load_elem(const char* p, DType t) {
+  switch (t) {
+    case DType::kBool: return (Out)(*(const uint8_t*)p != 0);
+    case DType::kUInt8: return (Out)(*(const uint8_t*)p);
+    case DType::kInt8: return (Out)(*(const int8_t*)p);
+    case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return (Out)v; }
+    case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return (Out)v; }
+    case DType::kInt64: { int64_t v; std::memcpy(&v, p, 8); return (Out)v; }
+    case DType::kFloat16: { uint16_t v; std::memcpy(&v, p, 2); return (Out)half_to_float(v); }
+    case DType::kBFloat16: { uint16_t v; std::memcpy(&v, p, 2); return (Out)bf16_to_float(v); }
+    case DType::kFloat32: { float v; std::memcpy(&v, p, 4); return (Out)v; }
+    case DType::kFloat64: { double v; std::memcpy(&v, p, 8); return (Out)v; }
+    default: return (Out)0;
+  }
+}
+
+template <typename Out>
+void convert_run(const char* src, DType t, int64_t n, Out* dst) {
+  switch (t) {
+    case DType::kFloat32: {
+      const float* s = reinterpret_cast<const float*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = (Out)s[i];
+      return;
+    }
+    case DType::kFloat64: {
+      const double* s = reinterpret_cast<const double*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = (Out)s[i];
+      return;
+    }
+    case DType::kFloat16: {
+      const uint16_t* s = reinterpret_cast<const uint16_t*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = (Out)half_to_float(s[i]);
+      return;
+    }
+    case DType::kBFloat16: {
+      const uint16_t* s = reinterpret_cast<const uint16_t*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = (Out)bf16_to_float(s[i]);
+      return;
+    }
+    default: {
+      const size_t esz = dtype_size(t);
+      for (int64_t i = 0; i < n; ++i) dst[i] = load_elem<Out>(src + i * esz, t);
+    }
+  }
+}
+
+// Pull-style reader of a TensorView in row-major logical order.
+class Reader {
+ public:
+  explicit Reader(const TensorView& v) : v_(v), esz_(dtype_size(v.dtype)) {
+    contiguous_ = v.is_contiguous();
+    base_ = static_cast<const char*>(v.data);
+    if (!contiguous_) idx_.assign(v.shape.size(), 0);
+  }
+  // Reads the next n elements into dst, converted to Out.
+  template <typename Out>
+  void read(int64_t n, Out* dst) {
+    if (contiguous_) {
+      convert_run(base_ + pos_ * (int64_t)esz_, v_.dtype, n, dst);
+      pos_ += n;
+      return;
+    }
+    const size_t nd = v_.shape.size();
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t off = 0;
+      for (size_t d = 0; d < nd; ++d) off += idx_[d] * v_.strides[d];
+      dst[i] = load_elem<Out>(base_ + off * (int64_t)esz_, v_.dtype);
+      for (size_t d = nd; d-- > 0;) {
+        if (++idx_[d] < v_.shape[d]) break;
+        idx_[d] = 0;
+      }
+    }
+  }
+
+ private:
+  const TensorView& v_;
+  size_t esz_;
+  bool contiguous_ = true;
+  const char* base_ = nullptr;
+  int64_t pos_ = 0;
+  std::vector<int64_t> idx_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The fused pass.
+
+struct Params {
+  // B precision
+  double eps_b = 0, sv_b = 0;
+  // P precision
+  double t1 = 0, t2 = 0, t3 = 0, atol_bench = 0, atol_abs = 0, rtol = 0;
+  // D precision: the clip bound of the inf/nan check
+  double clip_hi = 0;
+  // ULP
+  int ulp_min_eb = 0, ulp_m = 0;
+  double ulp_thr = 0;
+};
+
+struct Acc {
+  int64_t n = 0;
+  // cosine
+  double sdd = 0, sbb = 0, sdb = 0, maxd = 0, maxb = 0;
+  bool nan_d = false, nan_b = false, nonfinite = false;
+  // max abs err (NaN tracked apart)
+  double max_e = -kInf;
+  bool nan_e = false;
+  int64_t c1 = 0, c2 = 0, c3 = 0, neq = 0, pos = 0, neg = 0;
+  // benchmark / absolute / accumulative
+  int64_t n_inf = 0, n_small = 0, n_small_err_bench = 0, n_small_err_abs = 0, n_normal = 0,
+          n_rel_err = 0, n_inf_fail = 0, cnt_r = 0;
+  double sumsq = 0, max_r = -1, sum_r = 0;
+  // ULP
+  double max_u = -kInf, sum_u = 0;
+  bool nan_u = false;
+  int64_t cnt_u = 0;
+};
+
+enum Mode : unsigned { kCommon = 0, kStd = 1, kUlpMode = 2 };
+
+template <typename T>
+inline bool is_finite(T x) {
+  return std::fabs(x) <= std::numeric_limits<T>::max();
+}
+
+// floor(log2(x)) as numpy computes it in precision B (x > 0, may be inf/NaN). Exact exponent
+// from frexp, except just below a power of two, where the rounded log2 may reach the next
+// integer: there the library log2 of precision B decides.
+template <Prec B>
+inline double floor_log2(S<B> x) {
+  if (!(x <= std::numeric_limits<S<B>>::max())) return x != x ? kNaN : kInf;
+  int e;
+  const double m = std::frexp((double)x, &e);
+  if (m < 0.984375) return (double)(e - 1);
+  if (B == Prec::kDouble) return std::floor(std::log2((double)x));
+  float l = std::log2((float)x);
+  if (B == Prec::kHalf) l = Arith<Prec::kHalf>::rnd(l);
+  return std::floor((double)l);
+}
+
+template <Prec B, Prec D, Prec T, unsigned M>
+void kernel(const S<B>* bs, const S<D>* ds, int64_t n, const Params& p, Acc& a) {
+  constexpr Prec P = max_prec(B, D);
+  using BS = S<B>;
+  using DS = S<D>;
+  using PS = S<P>;
+  const BS eps_b = (BS)p.eps_b, sv_b = (BS)p.sv_b;
+  const PS t1 = (PS)p.t1, t2 = (PS)p.t2, t3 = (PS)p.t3;
+  const PS atol_bench = (PS)p.atol_bench, atol_abs = (PS)p.atol_abs, rtol = (PS)p.rtol;
+  const DS hi = (DS)p.clip_hi, lo = -hi;
+
+  double sdd = 0, sbb = 0, sdb = 0, maxd = 0, maxb = 0, max_e = -kInf;
+  bool nan_d = false, nan_b = false, nonfin = false, nan_e = false;
+  int64_t c1 = 0, c2 = 0, c3 = 0, neq = 0, pos = 0, neg = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const BS bv = bs[i];
+    const DS dv = ds[i];
+    const PS bp = (PS)bv, dp = (PS)dv;
+    const PS e = Arith<P>::rnd((PS)std::fabs(Arith<P>::rnd(dp - bp)));
+    const BS abe = Arith<B>::rnd(std::fabs(bv) + eps_b);
+    const PS r = Arith<P>::rnd(e / (PS)abe);
+    const DS bd = cvt<D>(bv);
+
+    const double bdd = (double)bv, ddd = (double)dv;
+    sdd += ddd * ddd;
+    sbb += bdd * bdd;
+    sdb += ddd * bdd;
+    const double ad = std::fabs(ddd), ab = std::fabs(bdd);
+    maxd = ad > maxd ? ad : maxd;
+    maxb = ab > maxb ? ab : maxb;
+    nan_d |= ddd != ddd;
+    nan_b |= bdd != bdd;
+    nonfin |= !(ad <= kInf && ab <= kInf) || ad == kInf || ab == kInf;
+    nan_e |= e != e;
+    max_e = (double)e > max_e ? (double)e : max_e;
+    c1 += r < t1;
+    c2 += r < t2;
+    c3 += r < t3;
+    neq += bp != dp;
+    pos += dv > bd;
+    neg += dv < bd;
+
+    if (M & kStd) {
+      const bool fin = is_finite(dv) && is_finite(bd);
+      const bool small = fin && std::fabs(bv) <= sv_b;
+      a.n_inf += !fin;
+      a.n_small += small;
+      a.n_small_err_bench += small && e > atol_bench;
+      a.n_small_err_abs += small && e > atol_abs;
+      const bool normal = fin && !small;
+      a.n_normal += normal;
+      a.n_rel_err += normal && r > rtol;
+      if (normal) {
+        a.sumsq += (double)Arith<P>::rnd(e * e);
+        a.max_r = (double)r > a.max_r ? (double)r : a.max_r;
+        a.sum_r += (double)r;
+        ++a.cnt_r;
+      }
+      if (!fin) {
+        auto clip = [&](DS x) -> DS { return x != x ? x : (x < lo ? lo : (x > hi ? hi : x)); };
+        const DS dc = clip(dv), bc = clip(bd);
+        const DS cd = Arith<D>::rnd((DS)std::fabs(Arith<D>::rnd(dc - bc)));
+        const PS q = Arith<P>::rnd((PS)cd / (PS)abe);
+        const bool ok = q <= rtol || (dv != dv && bc != bc);
+        a.n_inf_fail += !ok;
+      }
+    }
+    if (M & kUlpMode) {
+      constexpr Prec U = max_prec(T, B);
+      using TS = S<T>;
+      using US = S<U>;
+      const US du = Arith<U>::rnd((US)cvt<T>(dv) - (US)bv);
+      const TS dt = cvt<T>(du);
+      const BS abv = std::fabs(bv);
+      double eb = abv == 0 ? 0.0 : floor_log2<B>(abv);
+      if (eb < (double)p.ulp_min_eb) eb = (double)p.ulp_min_eb;  // NaN stays NaN
+      double scale;
+      const double k = (double)p.ulp_m - eb;
+      if (k != k) {
+        scale = kNaN;
+      } else if (k > 4000) {
+        scale = kInf;
+      } else if (k < -4000) {
+        scale = 0.0;
+      } else {
+        scale = std::ldexp(1.0, (int)k);
+      }
+      const TS sc = cvt<T>(cvt<B>(scale));
+      const TS u = (TS)std::fabs(Arith<T>::rnd(dt * sc));
+      a.nan_u |= u != u;
+      a.max_u = (double)u > a.max_u ? (double)u : a.max_u;
+      a.sum_u += (double)u;
+      a.cnt_u += u > (TS)p.ulp_thr;
+    }
+  }
+  a.n += n;
+  a.sdd += sdd;
+  a.sbb += sbb;
+  a.sdb += sdb;
+  a.maxd = std::max(a.maxd, maxd);
+  a.maxb = std::max(a.maxb, maxb);
+  a.nan_d |= nan_d;
+  a.nan_b |= nan_b;
+  a.nonfinite |= nonfin;
+  a.nan_e |= nan_e;
+  a.max_e = std::max(a.max_e, max_e);
+  a.c1 += c1;
+  a.c2 += c2;
+  a.c3 += c3;
+  a.neq += neq;
+  a.pos += pos;
+  a.neg += neg;
+}
+
+template <Prec B, Prec D, Prec T, unsigned M>
+void run_pass(const TensorView& bench, const TensorView& device, DType bench_as,
+              const Params& p, Acc& a) {
+  const int64_t n = device.numel();
+  std::vector<S<B>> bb(kBlock);
+  std::vector<S<D>> db(kBlock);
+  Reader rb(bench), rd(device);
+  const bool round_bench = bench_as == DType::kFloat32 && bench.dtype == DType::kFloat64;
+  for (int64_t off = 0; off < n; off += kBlock) {
+    const int64_t k = std::min(kBlock, n - off);
+    if (round_bench) {
+      // bf16 device: bench.to(float32) rounds a float64 bench to float32 first.
+      std::vector<double> tmp(k);
+      rb.read(k, tmp.data());
+      for (int64_t i = 0; i < k; ++i) bb[i] = (S<B>)(float)tmp[i];
+    } else {
+      rb.read(k, bb.data());
+    }
+    rd.read(k, db.data());
+    kernel<B, D, T, M>(bb.data(), db.data(), k, p, a);
+  }
+}
+
+template <Prec B, Prec D>
+void dispatch_mode(unsigned mode, bool ulp_double, const TensorView& bench,
+                   const TensorView& device, DType bench_as, const Params& p, Acc& a) {
+  switch (mode) {
+    case kCommon: return run_pass<B, D, Prec::kFloat, kCommon>(bench, device, bench_as, p, a);
+    case kStd: return run_pass<B, D, Prec::kFloat, kStd>(bench, device, bench_as, p, a);
+    default:
+      if (ulp_double) return run_pass<B, D, Prec::kDouble, kUlpMode>(bench, device, bench_as, p, a);
+      return run_pass<B, D, Prec::kFloat, kUlpMode>(bench, device, bench_as, p, a);
+  }
+}
+
+void dispatch(Prec b, Prec d, unsigned mode, bool ulp_double, const TensorView& bench,
+              const TensorView& device, DType bench_as, const Params& p, Acc& a) {
+#define MSPROBE_CASE(BP, DP)                                                        \
+  if (b == Prec::BP && d == Prec::DP)                                               \
+    return dispatch_mode<Prec::BP, Prec::DP>(mode, ulp_double, bench, device, bench_as, p, a);
+  MSPROBE_CASE(kHalf, kHalf)
+  MSPROBE_CASE(kHalf, kFloat)
+  MSPROBE_CASE(kHalf, kDouble)
+  MSPROBE_CASE(kFloat, kHalf)
+  MSPROBE_CASE(kFloat, kFloat)
+  MSPROBE_CASE(kFloat, kDouble)
+  MSPROBE_CASE(kDouble, kHalf)
+  MSPROBE_CASE(kDouble, kFloat)
+  MSPROBE_CASE(kDouble, kDouble)
+#undef MSPROBE_CASE
+}
+
+double round_to(Prec p, double x) {
+  switch (p) {
+    case Prec::kHalf: return Arith<Prec::kHalf>::from(x);
+    case Prec::kFloat: return (double)(float)x;
+    default: return x;
+  }
+}
+
+NumKind kind_of(Prec p) {
+  switch (p) {
+    case Prec::kHalf: return NumKind::kFloat16;
+    case Prec::kFloat: return NumKind::kFloat32;
+    default: return NumKind::kFloat64;
+  }
+}
+
+double eps_of(Prec p) {
+  switch (p) {
+    case Prec::kHalf: return Arith<Prec::kHalf>::kEps;
+    case Prec::kFloat: return Arith<Prec::kFloat>::kEps;
+    default: return Arith<Prec::kDouble>::kEps;
+  }
+}
+
+double max_of(Prec p) {
+  switch (p) {
+    case Prec::kHalf: return Arith<Prec::kHalf>::kMax;
+    case Prec::kFloat: return Arith<Prec::kFloat>::kMax;
+    default: return Arith<Prec::kDouble>::kMax;
+  }
+}
+
+Num make(double v, NumKind k) {
+  Num n;
+  n.value = v;
+  n.kind = k;
+  n.set = true;
+  return n;
+}
+Num f64(double v) { return make(v, NumKind::kFloat64); }
+Num int_num(int64_t v) { return make((double)v, NumKind::kInt); }
+// count / total as numpy divides two integers (float64), or the literal int 0 when total is 0.
+Num ratio_or_zero(int64_t count, int64_t total) {
+  return total == 0 ? int_num(0) : f64((double)count / (double)total);
+}
+
+void check_pair(const TensorView& bench, const TensorView& device) {
+  if (bench.numel() != device.numel()) {
+    throw InvalidInput("accuracy metrics: bench has " + std::to_string(bench.numel()) +
+                       " elements but device has " + std::to_string(device.numel()));
+  }
+  if ((bench.numel() > 0 && bench.data == nullptr) || (device.numel() > 0 && device.data == nullptr)) {
+    throw InvalidInput("accuracy metrics: a tensor has no readable storage");
+  }
+}
+
+const double kCosEps = 2.220446049250313e-16;  // np.finfo(float).eps
+
+// Cosine from the accumulated sums (see cosine_sim in the spec §2.1).
+CosineResult cosine_from(const Acc& a, const TensorView& bench, const TensorView& device,
+                         bool any_double) {
+  CosineResult c;
+  if (a.n == 1) {
+    c.pass = true;
+    c.message = "All the data in device dump data is scalar. Please refer to other compare algorithms.";
+    return c;
+  }
+  const double md = a.nan_d ? kNaN : a.maxd, mb = a.nan_b ? kNaN : a.maxb;
+  if (md <= kCosEps && mb <= kCosEps) {
+    c.pass = true;
+    c.message = "All the data in device and bench outputs are zero.";
+    return c;
+  }
+  if (md <= kCosEps) {
+    c.message = "All the data is zero in device dump data.";
+    return c;
+  }
+  if (mb <= kCosEps) {
+    c.message = "All the data is zero in bench dump data.";
+    return c;
+  }
+  double cos;
+  if (a.nonfinite || a.nan_d || a.nan_b) {
+    cos = kNaN;
+  } else {
+    double sdd = a.sdd, sbb = a.sbb, sdb = a.sdb;
+    if (any_double && (!(sdd <= 1e300) || !(sbb <= 1e300))) {
+      // float64 data whose squares overflow: sum the max-scaled values instead. (Underflow
+      // cannot matter: data with max |x| <= 2.2e-16 took the all-zero branch above.)
+      sdd = sbb = sdb = 0;
+      const int64_t n = device.numel();
+      std::vector<double> bb(kBlock), db(kBlock);
+      Reader rb(bench), rd(device);
+      for (int64_t off = 0; off < n; off += kBlock) {
+        const int64_t k = std::min(kBlock, n - off);
+        rb.read(k, bb.data());
+        rd.read(k, db.data());
+        for (int64_t i = 0; i < k; ++i) {
+          const double x = db[i] / md, y = bb[i] / mb;
+          sdd += x * x;
+          sbb += y * y;
+          sdb += x * y;
+        }
+      }
+    }
+    cos = sdb / (std::sqrt(sdd) * std::sqrt(sbb));
+  }
+  if (cos != cos) {
+    c.message = "Dump data has NaN when comparing with Cosine Similarity.";
+  } else {
+    cos = std::min(1.0, std::max(-1.0, cos));
+  }
+  c.has_value = true;
+  c.value = cos;
+  c.pass = cos > 0.99;
+  return c;
+}
+
+struct Setup {
+  Prec b, d;
+  DType bench_as;  // the dtype the bench is read as (float32 for a bf16 device)
+  DType tau;       // device dtype
+};
+
+Setup setup_for(const TensorView& bench, const TensorView& device) {
+  Setup s;
+  s.tau = device.dtype;
+  if (!dtype_is_floating(device.dtype) || !dtype_is_floating(bench.dtype)) {
+    throw InvalidInput(std::string("accuracy metrics need floating-point tensors, got bench ") +
+                       torch_dtype_name(bench.dtype) + " and device " +
+                       torch_dtype_name(device.dtype));
+  }
+  if (device.dtype == DType::kBFloat16) {
+    s.b = s.d = Prec::kFloat;
+    s.bench_as = DType::kFloat32;
+  } else {
+    s.b = prec_of(bench.dtype);
+    s.d = prec_of(device.dtype);
+    s.bench_as = bench.dtype == DType::kBFloat16 ? DType::kFloat32 : bench.dtype;
+  }
+  return s;
+}
+
+Params params_for(const Setup& s, Standard standard) {
+  const Prec p = max_prec(s.b, s.d);
+  const DtypeThresholds& th = thresholds_for(s.tau);
+  Params q;
+  q.eps_b = s.tau == DType::kBFloat16 ? 0.00390625 : eps_of(s.b);
+  const bool acc = standard == Standard::kAccumulativeError;
+  q.sv_b = round_to(s.b, acc ? kAccumulativeSmallValue : th.small_value);
+  q.t1 = round_to(p, 0.01);
+  q.t2 = round_to(p, 0.001);
+  q.t3 = round_to(p, 0.0001);
+  q.atol_bench = round_to(p, th.small_value_atol_bench);
+  q.atol_abs = round_to(p, acc ? th.accumulative_bound : th.small_value_atol_abs);
+  q.rtol = round_to(p, acc ? th.accumulative_bound : th.rtol);
+  q.clip_hi = s.tau == DType::kBFloat16 ? 3.3895313892515355e+38 : max_of(s.d);
+  if (const UlpParams* u = ulp_params_for(s.tau)) {
+    q.ulp_min_eb = u->min_exponent;
+    q.ulp_m = u->mantissa_bits;
+    q.ulp_thr = u->error_threshold;
+  }
+  return q;
+}
+
+}  // namespace
+
+FloatMetrics compute_float_metrics(const TensorView& bench, const TensorView& device,
+                                   Standard standard) {
+  check_pair(bench, device);
+  const Setup s = setup_for(bench, device);
+  FloatMetrics m;
+  m.numel = device.numel();
+  m.standard = standard;
+  m.new_standard = s.tau == DType::kFloat16 || s.tau == DType::kBFloat16 ||
+                   s.tau == DType::kFloat32;
+  const Params q = params_for(s, standard);
+  unsigned mode = kCommon;
+  if (m.new_standard) {
+    if (standard == Standard::kBenchmark || standard == Standard::kAbsoluteThreshold ||
+        standard == Standard::kAccumulativeError) {
+      mode = kStd;
+    } else if (standard == Standard::kUlp) {
+      mode = kUlpMode;
+    }
+  }
+  Acc a;
+  if (m.numel > 0) {
+    dispatch(s.b, s.d, mode, s.tau == DType::kFloat32, bench, device, s.bench_as, q, a);
+  }
+  const int64_t n = m.numel;
+  const Prec p = max_prec(s.b, s.d);
+  const NumKind pk = kind_of(p);
+  const bool any_double = s.b == Prec::kDouble || s.d == Prec::kDouble;
+
+  if (n > 0) {
+    m.cosine = cosine_from(a, bench, device, any_double);
+    m.max_abs_err = make(a.nan_e ? kNaN : a.max_e, pk);
+  }
+  if (n == 0) {
+    m.hundredth = m.thousandth = m.ten_thousandth = int_num(1);
+  } else {
+    m.hundredth = f64((double)a.c1 / (double)n);
+    m.thousandth = f64((double)a.c2 / (double)n);
+    m.ten_thousandth = f64((double)a.c3 / (double)n);
+  }
+  if (!m.new_standard) return m;
+
+  const Num eb = n == 0 ? int_num(0) : f64((double)std::llabs(a.pos - a.neg) / (double)n);
+  switch (standard) {
+    case Standard::kBinaryConsistency:
+      m.error_rate = f64(n == 0 ? kNaN : (double)a.neq / (double)n);
+      break;
+    case Standard::kThousandth:
+      m.rel_err_thousandth = m.thousandth;
+      break;
+    case Standard::kBenchmark: {
+      m.small_value_err_ratio = ratio_or_zero(a.n_small_err_bench, a.n_small);
+      const int64_t masked = a.n_small + a.n_inf;
+      // numpy holds mean(square(e)) in the promoted dtype: rounded to it, as numpy does.
+      const double mse = n == 0 ? kNaN : round_to(p, a.sumsq / (double)n);
+      m.rmse = f64(std::sqrt(mse * ((double)n / ((double)(n - masked) + 0.0001) + 0.0001)));
+      m.max_rel_err = a.cnt_r > 0 && a.max_r >= 0 ? make(round_to(p, a.max_r), pk) : int_num(0);
+      m.mean_rel_err =
+          a.cnt_r > 0 ? make(round_to(p, a.sum_r / (double)a.cnt_r), pk) : int_num(0);
+      m.eb = eb;
+      break;
+    }
+    case Standard::kAbsoluteThreshold:
+    case Standard::kAccumulativeError:
+      m.inf_nan_error_ratio = ratio_or_zero(a.n_inf_fail, a.n_inf);
+      m.rel_err_ratio = ratio_or_zero(a.n_rel_err, a.n_normal);
+      m.abs_err_ratio = ratio_or_zero(a.n_small_err_abs, a.n_small);
+      if (standard == Standard::kAccumulativeError) m.eb = eb;
+      break;
+    case Standard::kUlp: {
+      const Prec t = s.tau == DType::kFloat32 ? Prec::kDouble : Prec::kFloat;
+      const NumKind tk = kind_of(t);
+      m.max_ulp_err = make(n == 0 ? kNaN : (a.nan_u ? kNaN : a.max_u), tk);
+      m.mean_ulp_err = make(n == 0 ? kNaN : round_to(t, a.sum_u / (double)n), tk);
+      m.ulp_err_proportion = f64(n == 0 ? kNaN : (double)a.cnt_u / (double)n);
+      break;
+    }
+  }
+  return m;
+}
+
+CosineResult cosine_similarity(const TensorView& bench, const TensorView& device) {
+  check_pair(bench, device);
+  const Setup s = setup_for(bench, device);
+  if (device.numel() == 0) {
+    CosineResult c;
+    c.pass = true;
+    return c;
+  }
+  const Params q = params_for(s, Standard::kBinaryConsistency);
+  Acc a;
+  dispatch(s.b, s.d, kCommon, false, bench, device, s.bench_as, q, a);
+  return cosine_from(a, bench, device, s.b == Prec::kDouble || s.d == Prec::kDouble);
+}
+
+double binary_error_rate(const TensorView& bench, const TensorView& device) {
+  check_pair(bench, device);
+  const int64_t n = device.numel();
+  if (n == 0) return 0.0;
+  // Integers and bool compare exactly as int64; anything with a float side compares as double
+  // (exact for every supported dtype, so the same as numpy's promoted comparison).
+  const bool ints = !dtype_is_floating(bench.dtype) && !dtype_is_floating(device.dtype) &&
+                    !dtype_is_complex(bench.dtype) && !dtype_is_complex(device.dtype);
+  Reader rb(bench), rd(device);
+  int64_t neq = 0;
+  if (ints) {
+    std::vector<int64_t> bb(kBlock), db(kBlock);
+    for (int64_t off = 0; off < n; off += kBlock) {
+      const int64_t k = std::min(kBlock, n - off);
+      rb.read(k, bb.data());
+      rd.read(k, db.data());
+      for (int64_t i = 0; i < k; ++i) neq += bb[i] != db[i];
+    }
+  } else {
+    std::vector<double> bb(kBlock), db(kBlock);
+    for (int64_t off = 0; off < n; off += kBlock) {
+      const int64_t k = std::min(kBlock, n - off);
+      rb.read(k, bb.data());
+      rd.read(k, db.data());
+      for (int64_t i = 0; i < k; ++i) neq += bb[i] != db[i];
+    }
+  }
+  return (double)neq / (double)n;
+}
+
+int64_t count_zeros(const TensorView& t) {
+  const int64_t n = t.numel();
+  if (n > 0 && t.data == nullptr) throw InvalidInput("count_zeros: the tensor has no readable storage");
+  Reader r(t);
+  std::vector<double> buf(kBlock);
+  int64_t zeros = 0;
+  for (int64_t off = 0; off < n; off += kBlock) {
+    const int64_t k = std::min(kBlock, n - off);
+    r.read(k, buf.data());
+    for (int64_t i = 0; i < k; ++i) zeros += buf[i] == 0.0;
+  }
+  return zeros;
+}
+
+}  // namespace check
+}  // namespace msprobe

@@ -1,0 +1,1 @@
+"""Comparison of run_ut results (api_precision_compare)."""
