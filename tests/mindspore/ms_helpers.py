@@ -5,6 +5,10 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The interpreter that runs MindSpore. MindSpore 2.10 needs NumPy < 2, while the rest of the suite
+# may run with NumPy 2: point MSPROBE_MS_PYTHON at a venv that has MindSpore and NumPy < 2 (see
+# docs/mindspore_dump.md). Every MindSpore test runs its training in that interpreter.
+MS_PYTHON = os.environ.get("MSPROBE_MS_PYTHON") or sys.executable
 
 
 def load_json(path):
@@ -24,7 +28,7 @@ def load_dump(dump_path, step=0, rank=""):
 
 def run_python(code_or_path, *args, cwd=None, env=None, timeout=600, check=True):
     """Runs Python code (a string) or a script in a fresh interpreter; returns CompletedProcess."""
-    cmd = [sys.executable]
+    cmd = [MS_PYTHON]
     cmd += [code_or_path] if os.path.exists(str(code_or_path)) else ["-c", code_or_path]
     full_env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""))
     full_env.pop("MSPROBE_ORIGINAL_SHIM", None)

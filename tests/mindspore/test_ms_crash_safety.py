@@ -3,16 +3,15 @@ at least a second before the kill."""
 import os
 import signal
 import subprocess
-import sys
 import time
 
-from ms_helpers import HERE, load_json
+from ms_helpers import HERE, MS_PYTHON, load_json
 
 
 def test_kill_9_keeps_parseable_dump(tmp_path):
     progress = tmp_path / "progress.txt"
     env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, os.path.join(HERE, "kill_target.py"), str(progress)],
+    proc = subprocess.Popen([MS_PYTHON, os.path.join(HERE, "kill_target.py"), str(progress)],
                             cwd=tmp_path, env=env, stderr=subprocess.DEVNULL)
     deadline = time.time() + 180
     while time.time() < deadline:
