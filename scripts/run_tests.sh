@@ -9,4 +9,7 @@ cmake -S . -B build/tests -G Ninja -DMSPROBE_BUILD_TESTS=ON -DMSPROBE_BUILD_PYTH
       -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build/tests
 ./build/tests/msprobe_cpp_tests --gtest_brief=1
+# MindSpore runs in its own interpreter (NumPy < 2); created on first use.
+MSPROBE_MS_PYTHON=$(scripts/mindspore_env.sh)
+export MSPROBE_MS_PYTHON
 $PY -m pytest -q tests "$@"

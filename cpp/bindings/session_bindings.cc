@@ -179,10 +179,8 @@ class PySession {
           w.end_object();
         });
       }
-      if (!e.empty()) {
-        session_.emit_entry(name, e.finish());
-        session_.emit_stack(name, capture_stack());
-      }
+      if (!e.empty()) session_.emit_entry(name, e.finish());
+      session_.emit_stack(name, capture_stack());  // follows the scope, not data_mode
       collected = true;
     }
     session_.pop_module(name);
