@@ -8,6 +8,7 @@ void bind_formats(nb::module_& m);
 void bind_config(nb::module_& m);
 void bind_session(nb::module_& m);
 void bind_summary(nb::module_& m);
+void bind_runut(nb::module_& m);
 void bind_check(nb::module_& m);
 
 NB_MODULE(_core, m) {
@@ -20,5 +21,6 @@ NB_MODULE(_core, m) {
   bind_config(m);
   bind_session(m);
   bind_summary(m);
+  bind_runut(m);
   bind_check(m);
 }

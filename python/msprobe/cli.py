@@ -13,7 +13,14 @@ def _build_parser():
     s = sub.add_parser("summary", help="print a short summary of a dump directory")
     s.add_argument("dump_path")
     _add_api_precision_compare(sub)
+    _add_run_ut(sub)
     return p
+
+
+def _add_run_ut(sub):
+    from msprobe.pytorch.api_accuracy_checker.run_ut.cli_args import add_multi_run_ut_args, add_run_ut_args
+    add_run_ut_args(sub.add_parser("run_ut", help="PyTorch API accuracy pre-check of a dump.json"))
+    add_multi_run_ut_args(sub.add_parser("multi_run_ut", help="run_ut in several worker processes"))
 
 
 def _add_api_precision_compare(sub):
@@ -45,6 +52,9 @@ def main(argv=None):
             return 1
         from msprobe.core.api_precision_compare import _api_precision_compare_command
         return _api_precision_compare_command(args)
+    if args.command in ("run_ut", "multi_run_ut"):
+        from msprobe.pytorch.api_accuracy_checker.run_ut.cli_args import run_command
+        return run_command(args)
     return 2
 
 

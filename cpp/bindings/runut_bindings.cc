@@ -1,0 +1,257 @@
+// Bindings of run_ut's core (msprobe._core.runut): dump.json reading, per-API verdicts and the
+// two CSV files. The Python side replays the framework calls; everything else is here.
+//   RunutDump.load(path)                 dump.json -> forward/backward records
+//   ApiResult(name, precision)           rows of one API (compare via the check library)
+//   ResultWriter(result, details)        append one API at a time (details, then result row)
+//   prepare_resume / reorder_result_files / split_api_name / round_to_hf32_
+#include <Python.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "msprobe/base/error.h"
+#include "msprobe/check/standards.h"
+#include "msprobe/runut/api_result.h"
+#include "msprobe/runut/dump_apis.h"
+#include "msprobe/runut/input_rules.h"
+#include "msprobe/runut/result_files.h"
+#include "tensor_from_python.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using msprobe::JsonValue;
+using msprobe::check::Status;
+
+// A JSON value as the object json.load would build.
+nb::object to_python(const JsonValue& v, int depth = 0) {
+  if (depth > 200) throw msprobe::InvalidInput("dump.json record nested too deeply");
+  switch (v.type()) {
+    case JsonValue::Type::kNull: return nb::none();
+    case JsonValue::Type::kBool: return nb::bool_(v.as_bool());
+    case JsonValue::Type::kInt: return nb::int_((long long)v.as_int());
+    case JsonValue::Type::kFloat: return nb::float_(v.as_double());
+    case JsonValue::Type::kString: return nb::str(v.as_string().data(), v.as_string().size());
+    case JsonValue::Type::kArray: {
+      const auto& a = v.as_array();
+      PyObject* list = PyList_New((Py_ssize_t)a.size());
+      if (!list) throw nb::python_error();
+      nb::object owner = nb::steal(list);
+      for (size_t i = 0; i < a.size(); ++i) {
+        PyList_SET_ITEM(list, (Py_ssize_t)i, to_python(a[i], depth + 1).release().ptr());
+      }
+      return owner;
+    }
+    case JsonValue::Type::kObject: {
+      nb::dict d;
+      for (const auto& kv : v.as_object()) {
+        d[nb::str(kv.first.data(), kv.first.size())] = to_python(kv.second, depth + 1);
+      }
+      return d;
+    }
+  }
+  return nb::none();
+}
+
+Status status_from(const std::string& s) {
+  for (Status x : {Status::kPass, Status::kWarning, Status::kError, Status::kSkip, Status::kBlank}) {
+    if (s == msprobe::check::status_text(x)) return x;
+  }
+  throw msprobe::InvalidInput("unknown status '" + s + "': expected pass, Warning, error, SKIP or ' '");
+}
+
+msprobe::PyTensor cpu_tensor(nb::handle obj, const char* which) {
+  msprobe::PyTensor t;
+  if (!msprobe::tensor_from_python(obj, t)) {
+    throw nb::type_error((std::string(which) + ": expected a tensor, got " +
+                          nb::inst_name(obj).c_str()).c_str());
+  }
+  if (!t.on_cpu || (t.view.data == nullptr && t.view.numel() > 0)) {
+    throw nb::value_error((std::string(which) + ": the tensor must be in host memory").c_str());
+  }
+  return t;
+}
+
+struct PyDump {
+  std::shared_ptr<msprobe::runut::DumpApis> d;
+};
+
+}  // namespace
+
+void bind_runut(nb::module_& root) {
+  nb::module_ m = root.def_submodule("runut", "run_ut core: dump reading, verdicts, CSV files");
+  using msprobe::runut::ApiResult;
+  using msprobe::runut::DumpApis;
+
+  nb::class_<PyDump>(m, "RunutDump", "The API calls of a dump.json, in dump order.")
+      .def_static(
+          "load",
+          [](const std::string& path) {
+            PyDump p;
+            std::shared_ptr<DumpApis> d;
+            {
+              nb::gil_scoped_release release;
+              d = std::make_shared<DumpApis>(DumpApis::load(path));
+            }
+            p.d = d;
+            return p;
+          },
+          "path"_a)
+      .def("__len__", [](const PyDump& p) { return p.d->size(); })
+      .def_prop_ro("path", [](const PyDump& p) { return p.d->path(); })
+      .def_prop_ro("has_real_data", [](const PyDump& p) { return p.d->has_real_data(); })
+      .def_prop_ro("real_data_dir", [](const PyDump& p) { return p.d->real_data_dir(); })
+      .def_prop_ro("warnings", [](const PyDump& p) { return p.d->warnings(); })
+      .def_prop_ro("orphan_backward", [](const PyDump& p) { return p.d->orphan_backward(); })
+      .def("name", [](const PyDump& p, size_t i) {
+             if (i >= p.d->size()) throw nb::index_error();
+             return p.d->api(i).name;
+           }, "i"_a)
+      .def("names", [](const PyDump& p) {
+             std::vector<std::string> out;
+             out.reserve(p.d->size());
+             for (size_t i = 0; i < p.d->size(); ++i) out.push_back(p.d->api(i).name);
+             return out;
+           })
+      .def("forward", [](const PyDump& p, size_t i) {
+             if (i >= p.d->size()) throw nb::index_error();
+             return to_python(*p.d->api(i).forward);
+           }, "i"_a, "The forward record (a new dict, as json.load builds it).")
+      .def("backward", [](const PyDump& p, size_t i) -> nb::object {
+             if (i >= p.d->size()) throw nb::index_error();
+             const JsonValue* b = p.d->api(i).backward;
+             return b ? to_python(*b) : nb::none();
+           }, "i"_a, "The backward record, or None.")
+      .def("has_backward", [](const PyDump& p, size_t i) {
+             if (i >= p.d->size()) throw nb::index_error();
+             return p.d->api(i).backward != nullptr;
+           }, "i"_a)
+      .def("index_of", [](const PyDump& p, const std::string& name) { return p.d->index_of(name); })
+      .def("filter_similar", [](const PyDump& p) {
+             std::vector<size_t> kept;
+             {
+               nb::gil_scoped_release release;
+               kept = msprobe::runut::filter_similar_apis(*p.d);
+             }
+             return kept;
+           }, "Indices kept by -f/--filter_api.");
+
+  m.def("split_api_name", [](const std::string& full) -> nb::object {
+    std::string t, n;
+    if (!msprobe::runut::split_api_name(full, &t, &n)) return nb::none();
+    return nb::make_tuple(t, n);
+  }, "full_name"_a);
+
+  nb::class_<ApiResult>(m, "ApiResult", "The details rows and the result row of one API.")
+      .def(nb::init<std::string, int>(), "name"_a, "precision"_a = 14)
+      .def_prop_ro("name", &ApiResult::name)
+      .def("add_tensor",
+           [](ApiResult& r, bool backward, const std::string& short_name, nb::handle bench,
+              nb::handle device) {
+             msprobe::PyTensor b = cpu_tensor(bench, "bench output");
+             msprobe::PyTensor d = cpu_tensor(device, "device output");
+             nb::gil_scoped_release release;
+             r.add_tensor(backward, short_name, b.view, d.view);
+           },
+           "backward"_a, "api_name"_a, "bench"_a, "device"_a)
+      .def("add_dropout",
+           [](ApiResult& r, bool backward, nb::handle bench, nb::handle device) {
+             msprobe::PyTensor b = cpu_tensor(bench, "bench output");
+             msprobe::PyTensor d = cpu_tensor(device, "device output");
+             nb::gil_scoped_release release;
+             r.add_dropout(backward, b.view, d.view);
+           },
+           "backward"_a, "bench"_a, "device"_a)
+      .def("add_builtin", &ApiResult::add_builtin, "backward"_a, "bench_type"_a,
+           "device_type"_a, "equal"_a)
+      .def("add_message_row",
+           [](ApiResult& r, bool backward, const std::string& status, std::string message) {
+             r.add_message_row(backward, status_from(status), std::move(message));
+           },
+           "backward"_a, "status"_a, "message"_a)
+      .def("set_status",
+           [](ApiResult& r, bool backward, const std::string& status) {
+             r.set_status(backward, status_from(status));
+           },
+           "backward"_a, "status"_a)
+      .def("set_backward_message", &ApiResult::set_backward_message, "message"_a)
+      .def("skip", &ApiResult::skip, "message"_a)
+      .def_prop_ro("forward_status",
+                   [](const ApiResult& r) { return msprobe::check::status_text(r.forward_status()); })
+      .def_prop_ro("backward_status",
+                   [](const ApiResult& r) { return msprobe::check::status_text(r.backward_status()); })
+      .def("num_rows", &ApiResult::num_rows, "backward"_a)
+      .def("result_fields", &ApiResult::result_fields)
+      .def("details_csv", [](const ApiResult& r) {
+             std::string s;
+             r.append_details_csv(s);
+             return s;
+           })
+      .def("result_csv", [](const ApiResult& r) {
+             std::string s;
+             r.append_result_csv(s);
+             return s;
+           });
+
+  nb::class_<msprobe::runut::ResultWriter>(m, "ResultWriter",
+                                           "Appends APIs to the result and details CSV files.")
+      .def(nb::init<const std::string&, const std::string&>(), "result_path"_a, "details_path"_a)
+      .def("write",
+           [](msprobe::runut::ResultWriter& w, const ApiResult& r) {
+             std::string details, row;
+             r.append_details_csv(details);
+             r.append_result_csv(row);
+             nb::gil_scoped_release release;
+             w.write_text(details, row);
+           },
+           "result"_a)
+      .def("close", &msprobe::runut::ResultWriter::close);
+
+  m.def("result_header", &msprobe::runut::result_header);
+  m.def("details_header", &msprobe::runut::details_header);
+  m.def("details_row_api",
+        [](const std::string& row) { return std::string(msprobe::runut::details_row_api(row)); });
+
+  m.def("prepare_resume",
+        [](const std::string& result_path, const std::string& details_path) {
+          msprobe::runut::ResumeReport rep;
+          {
+            nb::gil_scoped_release release;
+            rep = msprobe::runut::prepare_resume(result_path, details_path);
+          }
+          nb::dict d;
+          d["done"] = rep.done;
+          d["dropped_detail_rows"] = rep.dropped_detail_rows;
+          d["dropped_result_rows"] = rep.dropped_result_rows;
+          d["truncated_torn_record"] = rep.truncated_torn_record;
+          return d;
+        },
+        "result_path"_a, "details_path"_a);
+  m.def("reorder_result_files",
+        [](const std::string& result_path, const std::string& details_path,
+           const std::vector<std::string>& order) {
+          nb::gil_scoped_release release;
+          msprobe::runut::reorder_result_files(result_path, details_path, order);
+        },
+        "result_path"_a, "details_path"_a, "order"_a);
+
+  m.def("round_to_hf32_",
+        [](nb::handle tensor) {
+          msprobe::PyTensor t = cpu_tensor(tensor, "round_to_hf32_");
+          if (t.view.dtype != msprobe::DType::kFloat32 || !t.view.is_contiguous()) {
+            throw nb::value_error("round_to_hf32_: expected a contiguous float32 tensor");
+          }
+          float* p = const_cast<float*>(static_cast<const float*>(t.view.data));
+          const int64_t n = t.view.numel();
+          nb::gil_scoped_release release;
+          msprobe::runut::round_to_hf32(p, n);
+        },
+        "tensor"_a, "Rounds a contiguous float32 CPU tensor to HF32 in place.");
+}
