@@ -18,9 +18,12 @@ def _build_parser():
 
 
 def _add_run_ut(sub):
-    from msprobe.pytorch.api_accuracy_checker.run_ut.cli_args import add_multi_run_ut_args, add_run_ut_args
-    add_run_ut_args(sub.add_parser("run_ut", help="PyTorch API accuracy pre-check of a dump.json"))
-    add_multi_run_ut_args(sub.add_parser("multi_run_ut", help="run_ut in several worker processes"))
+    # Their arguments are parsed by run_ut itself (`msprobe -f pytorch run_ut -h`), which keeps the
+    # start-up of every other command free of the torch import.
+    for name, text in (("run_ut", "PyTorch API accuracy pre-check of a dump.json"),
+                       ("multi_run_ut", "run_ut in several worker processes")):
+        p = sub.add_parser(name, help=text, add_help=False, prefix_chars="+")
+        p.add_argument("run_ut_args", nargs="*")
 
 
 def _add_api_precision_compare(sub):
@@ -54,7 +57,7 @@ def main(argv=None):
         return _api_precision_compare_command(args)
     if args.command in ("run_ut", "multi_run_ut"):
         from msprobe.pytorch.api_accuracy_checker.run_ut.cli_args import run_command
-        return run_command(args)
+        return run_command(args.framework, args.command, args.run_ut_args)
     return 2
 
 

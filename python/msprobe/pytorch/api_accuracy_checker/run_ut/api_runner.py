@@ -50,6 +50,7 @@ class ApiRunner:
             torch.npu.set_compile_mode(jit_compile=True)
             torch.npu.config.allow_internal_format = True
         self._count = 0
+        self._cuda = ru.device_type(self.device) == "cuda"
 
     def run(self, i):
         """The ApiResult of API i (never raises for problems of the API itself)."""
@@ -63,7 +64,10 @@ class ApiRunner:
         if self.checker.is_filtered(api_name):
             res.skip(f"API {api_name} in black list or not in white list. SKIP.")
             return res
-        torch.manual_seed(self._seed(name))
+        seed = self._seed(name)
+        torch.default_generator.manual_seed(seed)  # (torch.manual_seed also queues CUDA seeding)
+        if self._cuda:
+            torch.cuda.manual_seed(seed)
         try:
             data = self._run_api(i, api_type, api_name)
             self._compare(res, name, api_name, data)

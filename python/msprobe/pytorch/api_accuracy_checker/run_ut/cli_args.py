@@ -1,5 +1,6 @@
-"""Command-line wiring of run_ut and multi_run_ut (kept free of torch imports so that
-`msprobe --help` stays fast)."""
+"""Command-line wiring of `msprobe -f pytorch run_ut|multi_run_ut ARGS...`: `msprobe` hands the
+arguments over unparsed, so that its other commands start without importing torch."""
+import argparse
 import sys
 
 from msprobe.core import log
@@ -12,23 +13,26 @@ def _one_line_errors(parser, command):
     parser.error = error
 
 
-def add_run_ut_args(parser):
-    from msprobe.pytorch.api_accuracy_checker.run_ut.run_ut import _run_ut_parser
-    _run_ut_parser(parser)
-    _one_line_errors(parser, "run_ut")
+def build_parser(command):
+    parser = argparse.ArgumentParser(prog=f"msprobe -f pytorch {command}",
+                                     description="PyTorch API accuracy pre-check" if command == "run_ut"
+                                     else "run_ut in parallel worker processes")
+    if command == "run_ut":
+        from msprobe.pytorch.api_accuracy_checker.run_ut.run_ut import _run_ut_parser
+        _run_ut_parser(parser)
+    else:
+        from msprobe.pytorch.api_accuracy_checker.run_ut.multi_run_ut import _multi_run_ut_parser
+        _multi_run_ut_parser(parser)
+    _one_line_errors(parser, command)
+    return parser
 
 
-def add_multi_run_ut_args(parser):
-    from msprobe.pytorch.api_accuracy_checker.run_ut.multi_run_ut import _multi_run_ut_parser
-    _multi_run_ut_parser(parser)
-    _one_line_errors(parser, "multi_run_ut")
-
-
-def run_command(args):
-    if getattr(args, "framework", "pytorch") != "pytorch":
-        log.error(f"{args.command} is a PyTorch command: use msprobe -f pytorch {args.command} ...")
+def run_command(framework, command, argv):
+    if framework != "pytorch":
+        log.error(f"{command} is a PyTorch command: use msprobe -f pytorch {command} ...")
         return 1
-    if args.command == "run_ut":
+    args = build_parser(command).parse_args(argv)
+    if command == "run_ut":
         from msprobe.pytorch.api_accuracy_checker.run_ut.run_ut import run_ut_command
         return run_ut_command(args)
     from msprobe.pytorch.api_accuracy_checker.run_ut.multi_run_ut import multi_run_ut_command
