@@ -1,0 +1,247 @@
+#!/usr/bin/env python
+"""One benchmark configuration per process: a GPT-style decoder training step on CPU.
+
+Model: 4 decoder blocks, d_model 256, 4 heads, sequence 128, batch 8, vocabulary 1024,
+minGPT-style explicit attention (matmul, masked_fill, softmax), GELU MLP (4x), AdamW.
+
+    python bench/gpt_step.py --mode L1_statistics --steps 5 --warmup 2 --out result.json
+
+Modes:
+  none            no msprobe import at all
+  off             PrecisionDebugger(level L1) created, start() never called
+  L1_statistics   task statistics, level L1, summary_mode statistics
+  mix_statistics  task statistics, level mix (APIs + modules), summary_mode statistics
+  L1_md5          task statistics, level L1, summary_mode md5
+  L1_tensor       task tensor, level L1 (every API input/output saved as a file)
+
+Every step (warmup and timed) is dumped (config "step": []). A timed step is
+debugger.start(model) .. debugger.step() inclusive: forward, loss, backward, AdamW step, timed
+with time.perf_counter (wall) and time.process_time (CPU time of all the process's threads).
+The script runs with whichever msprobe its interpreter imports (ours or the original 1.2.1)
+and says which in the result.
+"""
+import argparse
+import atexit
+import json
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+
+MODES = ("none", "off", "L1_statistics", "mix_statistics", "L1_md5", "L1_tensor")
+
+# mode -> (task, level, summary_mode)
+PROBE_CONFIG = {
+    "off": ("statistics", "L1", "statistics"),
+    "L1_statistics": ("statistics", "L1", "statistics"),
+    "mix_statistics": ("statistics", "mix", "statistics"),
+    "L1_md5": ("statistics", "L1", "md5"),
+    "L1_tensor": ("tensor", "L1", "statistics"),
+}
+
+VOCAB, D_MODEL, N_HEAD, N_LAYER, SEQ, BATCH = 1024, 256, 4, 4, 128, 8
+
+
+def build_model(torch):
+    nn = torch.nn
+    F = torch.nn.functional
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_attn = nn.Linear(D_MODEL, 3 * D_MODEL)
+            self.c_proj = nn.Linear(D_MODEL, D_MODEL)
+            self.register_buffer("mask", torch.tril(torch.ones(SEQ, SEQ)).view(1, 1, SEQ, SEQ))
+
+        def forward(self, x):
+            b, t, c = x.size()
+            q, k, v = self.c_attn(x).split(D_MODEL, dim=2)
+            hd = c // N_HEAD
+            q = q.view(b, t, N_HEAD, hd).transpose(1, 2)
+            k = k.view(b, t, N_HEAD, hd).transpose(1, 2)
+            v = v.view(b, t, N_HEAD, hd).transpose(1, 2)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / hd ** 0.5)
+            att = att.masked_fill(self.mask[:, :, :t, :t] == 0, float("-inf"))
+            att = F.softmax(att, dim=-1)
+            y = att @ v
+            y = y.transpose(1, 2).contiguous().view(b, t, c)
+            return self.c_proj(y)
+
+    class MLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_fc = nn.Linear(D_MODEL, 4 * D_MODEL)
+            self.act = nn.GELU()
+            self.c_proj = nn.Linear(4 * D_MODEL, D_MODEL)
+
+        def forward(self, x):
+            return self.c_proj(self.act(self.c_fc(x)))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1 = nn.LayerNorm(D_MODEL)
+            self.attn = CausalSelfAttention()
+            self.ln_2 = nn.LayerNorm(D_MODEL)
+            self.mlp = MLP()
+
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(VOCAB, D_MODEL)
+            self.wpe = nn.Embedding(SEQ, D_MODEL)
+            self.h = nn.ModuleList([Block() for _ in range(N_LAYER)])
+            self.ln_f = nn.LayerNorm(D_MODEL)
+            self.lm_head = nn.Linear(D_MODEL, VOCAB, bias=False)
+
+        def forward(self, idx, targets):
+            t = idx.size(1)
+            pos = torch.arange(0, t, dtype=torch.long, device=idx.device).unsqueeze(0)
+            x = self.wte(idx) + self.wpe(pos)
+            for block in self.h:
+                x = block(x)
+            logits = self.lm_head(self.ln_f(x))
+            return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+    return GPT()
+
+
+def write_config(path, dump_path, mode):
+    task, level, summary_mode = PROBE_CONFIG[mode]
+    cfg = {
+        "task": task,
+        "dump_path": dump_path,
+        "rank": [],
+        "step": [],
+        "level": level,
+        "enable_dataloader": False,
+        "statistics": {"scope": [], "list": [], "data_mode": ["all"],
+                       "summary_mode": summary_mode},
+        "tensor": {"scope": [], "list": [], "data_mode": ["all"], "file_format": "npy"},
+    }
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
+    with os.fdopen(fd, "w") as f:
+        json.dump(cfg, f, indent=2)
+
+
+def peak_rss_kb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+
+
+def current_rss_kb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mode", choices=MODES, required=True)
+    ap.add_argument("--steps", type=int, default=5, help="timed steps")
+    ap.add_argument("--warmup", type=int, default=2, help="untimed steps before the timed ones")
+    ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
+    ap.add_argument("--dump-dir", default=None,
+                    help="work folder for config.json and the dump (kept; the caller removes it). "
+                         "Default: a temporary folder removed at exit")
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--out", required=True, help="result JSON file")
+    args = ap.parse_args()
+
+    work = args.dump_dir
+    if work is None:
+        work = tempfile.mkdtemp(prefix="msprobe_bench_")
+        # Registered before the debugger's own exit handler, so it runs after the final flush.
+        atexit.register(shutil.rmtree, work, True)
+    os.makedirs(work, exist_ok=True)
+    dump_path = os.path.join(work, "dump")
+
+    t_import = time.perf_counter()
+    import torch
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    torch.use_deterministic_algorithms(True)
+
+    model = build_model(torch)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
+    g = torch.Generator().manual_seed(args.seed + 1)
+    n_steps = args.warmup + args.steps
+    batches = [(torch.randint(0, VOCAB, (BATCH, SEQ), generator=g),
+                torch.randint(0, VOCAB, (BATCH, SEQ), generator=g)) for _ in range(n_steps)]
+
+    package, msprobe_file = "none", None
+    debugger = None
+    writer_mb = None
+    if args.mode != "none":
+        import importlib.util
+        import msprobe
+        from msprobe.pytorch import PrecisionDebugger
+        msprobe_file = os.path.dirname(msprobe.__file__)
+        package = "ours" if importlib.util.find_spec("msprobe._core") else "original"
+        if package == "ours":
+            writer_mb = int(os.environ.get("MSPROBE_WRITER_MEMORY_MB", "512"))
+        cfg_path = os.path.join(work, "config.json")
+        write_config(cfg_path, dump_path, args.mode)
+        debugger = PrecisionDebugger(config_path=cfg_path)
+    else:
+        import importlib.util
+        if importlib.util.find_spec("msprobe") is not None:
+            spec = importlib.util.find_spec("msprobe")
+            msprobe_file = os.path.dirname(spec.origin)
+            package = "ours" if importlib.util.find_spec("msprobe._core") else "original"
+    setup_s = time.perf_counter() - t_import
+    probing = args.mode not in ("none", "off")
+
+    rss_before = current_rss_kb()
+    step_times, step_cpu, losses = [], [], []
+    for i, (x, y) in enumerate(batches):
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        if probing:
+            debugger.start(model)
+        opt.zero_grad(set_to_none=True)
+        loss = model(x, y)
+        loss.backward()
+        opt.step()
+        if probing:
+            debugger.stop()
+            debugger.step()
+        t1 = time.perf_counter()
+        c1 = time.process_time()
+        step_times.append(t1 - t0)
+        step_cpu.append(c1 - c0)
+        losses.append(float(loss.detach()))
+    peak_after_steps = peak_rss_kb()
+
+    result = {
+        "mode": args.mode,
+        "package": package,
+        "msprobe_dir": msprobe_file,
+        "python": sys.executable,
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "warmup": args.warmup,
+        "steps": args.steps,
+        "warmup_times_s": step_times[:args.warmup],
+        "step_times_s": step_times[args.warmup:],
+        # CPU time of the whole process (all threads, the writer's included) per step: less
+        # sensitive than wall time to other jobs preempting us on a shared machine.
+        "warmup_cpu_s": step_cpu[:args.warmup],
+        "step_cpu_s": step_cpu[args.warmup:],
+        "losses": losses,
+        "setup_s": setup_s,
+        "rss_before_steps_kb": rss_before,
+        "peak_rss_kb": peak_after_steps,
+        "writer_memory_mb": writer_mb,
+        "dump_path": dump_path if probing else None,
+    }
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
