@@ -8,6 +8,7 @@ import json
 import math
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -81,7 +82,7 @@ def build_cases():
     for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
         for api in STANDARD_APIS:
             for kind in kinds:
-                for n in (1, 9, 257):
+                for n in (1, 9, 257, 4103):
                     b, d = _special(n, dtype, rng, kind)
                     cases.append((api, b, d))
     # fp16 bench (goldens computed in the input dtype) and fp32 bench for an fp32 device (conv)
@@ -150,6 +151,28 @@ def test_compare_output_matches_original(original_rows):
             if not _close(x, y):
                 bad.append(f"{api} {b.dtype}->{d.dtype} n={d.numel()} col {k}: ours {x!r} orig {y!r}")
     assert not bad, f"{len(bad)} differing cells:\n" + "\n".join(bad[:40])
+
+
+SCALAR_SCRIPT = r"""
+import json, sys, torch
+from msprobe import _core
+cases = torch.load(sys.argv[1], weights_only=True)
+print(json.dumps([_core.compare_output(api, b, d)["cells"] for api, b, d in cases]))
+"""
+
+
+def test_simd_and_scalar_paths_identical(tmp_path):
+    """The AVX2 kernel and the scalar kernel (MSPROBE_CHECK_SIMD=0) give identical cells."""
+    cases = build_cases()
+    path = tmp_path / "cases.pt"
+    torch.save(cases, str(path))
+    env = dict(os.environ, MSPROBE_CHECK_SIMD="0")
+    r = subprocess.run([sys.executable, "-c", SCALAR_SCRIPT, str(path)], capture_output=True,
+                       text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stderr
+    scalar = json.loads(r.stdout)
+    simd = [_core.compare_output(api, b, d)["cells"] for api, b, d in cases]
+    assert simd == scalar
 
 
 def test_merge_any_error_wins():

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -181,4 +182,57 @@ TEST(CheckApiPrecisionCompare, InputPathChecks) {
   EXPECT_TRUE(S_ISDIR(st.st_mode));
   EXPECT_THROW(prepare_output_dir(dir + "/a.csv"), FileError);
   EXPECT_EQ(timestamp_now().size(), 14u);
+}
+
+TEST(CheckApiPrecisionCompare, MutatedInputsNeverCrash) {
+  // Random byte edits of a valid pair (quotes, commas, line breaks, truncation, junk): each run
+  // either succeeds or throws a one-line FileError / InvalidInput.
+  const std::string dir = temp_dir();
+  std::string base = std::string("\xEF\xBB\xBF") + kHeader;
+  const char* dtypes[] = {"torch.float16", "torch.bfloat16", "torch.float32", "torch.float64",
+                          "torch.int64", " "};
+  const char* apis[] = {"Functional.gelu", "Torch.matmul", "Torch.mul", "Functional.conv2d",
+                        "Torch.abs", "Torch.test_api", "Torch.topk"};
+  for (int i = 0; i < 40; ++i) {
+    base += bench_row(std::string(apis[i % 7]) + "." + std::to_string(i / 7) + ".forward.output.0",
+                      dtypes[i % 6], i % 5 == 0 ? "inf" : "0.00" + std::to_string(i % 9 + 1));
+  }
+  const std::string gpu = dir + "/gpu.csv";
+  write_file(gpu, base);
+  std::mt19937 rng(12345);
+  const char edits[] = {'"', ',', '\n', '\r', ' ', 'x', '.', '0', '\0'};
+  int ok = 0, rejected = 0;
+  for (int round = 0; round < 150; ++round) {
+    std::string text = base;
+    const int n_edits = 1 + (int)(rng() % 6);
+    for (int e = 0; e < n_edits; ++e) {
+      const size_t pos = rng() % text.size();
+      switch (rng() % 4) {
+        case 0: text.insert(text.begin() + pos, edits[rng() % sizeof(edits)]); break;
+        case 1: text.erase(pos, 1 + rng() % 8); break;
+        case 2: text[pos] = edits[rng() % sizeof(edits)]; break;
+        default: text.resize(pos); break;
+      }
+      if (text.empty()) text = "x";
+    }
+    const std::string npu = dir + "/npu.csv";
+    write_file(npu, text);
+    PrecisionCompareConfig cfg;
+    cfg.npu_csv_path = npu;
+    cfg.gpu_csv_path = (round % 2) ? gpu : npu;
+    cfg.result_csv_path = dir + "/r.csv";
+    cfg.details_csv_path = dir + "/d.csv";
+    try {
+      api_precision_compare(cfg);
+      ++ok;
+    } catch (const FileError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      ++rejected;
+    } catch (const InvalidInput& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      ++rejected;
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(rejected, 0);
 }

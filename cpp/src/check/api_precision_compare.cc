@@ -454,6 +454,21 @@ void write_file_atomically(const std::string& path, const std::string& data) {
   }
 }
 
+// A name inside a log line: line breaks escaped so that every message stays one line.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 bool ends_with(const std::string& s, const char* suffix) {
   const size_t n = std::strlen(suffix);
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
@@ -602,7 +617,7 @@ PrecisionCompareReport api_precision_compare(const PrecisionCompareConfig& cfg) 
     std::string row_api_name, row_api_full, direction;
     if (!split_row_name(name, row_api_name, row_api_full, direction)) {
       const std::string msg = "The API name " + name + " is invalid.";
-      rep.warnings.push_back(msg);
+      rep.warnings.push_back(one_line(msg));
       OutRow out(kNumOutCols, " ");
       out[oApiName] = name;
       out[oResult] = status_text(Status::kSkip);
@@ -613,12 +628,12 @@ PrecisionCompareReport api_precision_compare(const PrecisionCompareConfig& cfg) 
     }
     auto g = gpu_index.find(std::string_view(name));
     if (g == gpu_index.end()) {
-      rep.warnings.push_back("This API : " + name + " does not exist in the GPU data.");
+      rep.warnings.push_back("This API : " + one_line(name) + " does not exist in the GPU data.");
       continue;
     }
     if (g->second.count > 1) {
       rep.error = cfg.gpu_csv_path + ":" + std::to_string(gpu.row_line(g->second.row)) + "," +
-                  std::to_string(gpu.row_line(g->second.second_row)) + ": This API : " + name +
+                  std::to_string(gpu.row_line(g->second.second_row)) + ": This API : " + one_line(name) +
                   " has multiple records in the GPU data; stopped here (the output holds the "
                   "rows before it)";
       break;
@@ -656,7 +671,7 @@ PrecisionCompareReport api_precision_compare(const PrecisionCompareConfig& cfg) 
     } else if (direction == "backward") {
       bwd.push_back(st);
     } else {
-      rep.warnings.push_back("Invalid direction status: " + direction);
+      rep.warnings.push_back("Invalid direction status: " + one_line(direction));
     }
   }
   // On an early stop the pending API is not written (as in 1.2.1, whose loop raised out).
