@@ -323,3 +323,23 @@ def test_meta_and_unsupported_dtype_tensors(fresh_debugger, tmp_path):
     meta = data["Torch.relu.0.forward"]["input_args"][0]
     assert meta["shape"] == [2, 3] and meta["Max"] is None and meta["Norm"] is None
     assert data["Torch.flatten.0.forward"]["input_args"] == [None]
+
+
+def test_tensor_saved_twice_is_linked_and_changed_tensor_is_not(fresh_debugger, tmp_path):
+    dbg = fresh_debugger(task="tensor", dump_path="./dump", level="L1")
+    x = torch.randn(64, 64)
+    dbg.start()
+    y = torch.tanh(x)             # output y ...
+    torch.sigmoid(y)              # ... is the next input: same bytes, one file on disk
+    y.mul_(2)                     # in-place: y changes
+    torch.relu(y)                 # a new file with the new values
+    dbg.stop()
+    dbg.step()
+    d = os.path.join(rank_dir(tmp_path / "dump"), "dump_tensor_data")
+    out = os.path.join(d, "Torch.tanh.0.forward.output.0.pt")
+    same = os.path.join(d, "Torch.sigmoid.0.forward.input.0.pt")
+    changed = os.path.join(d, "Torch.relu.0.forward.input.0.pt")
+    assert os.stat(out).st_ino == os.stat(same).st_ino
+    assert os.stat(changed).st_ino != os.stat(out).st_ino
+    assert torch.equal(torch.load(same, weights_only=True), torch.tanh(x))
+    assert torch.equal(torch.load(changed, weights_only=True), y)

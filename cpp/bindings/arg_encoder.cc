@@ -77,6 +77,48 @@ bool ArgEncoder::view_tensor(nb::handle v, PyTensor& pt) {
   }
 }
 
+namespace {
+int64_t version_counter(nb::handle v) {
+  PyObject* ver = PyObject_GetAttrString(v.ptr(), "_version");
+  if (!ver) {
+    PyErr_Clear();
+    return -1;
+  }
+  const int64_t n = PyLong_AsLongLong(ver);
+  Py_DECREF(ver);
+  if (n == -1 && PyErr_Occurred()) PyErr_Clear();
+  return n;
+}
+}  // namespace
+
+// Returns true when the file was linked (contents handed over as a fallback).
+bool ArgEncoder::save_or_link(nb::handle v, const PyTensor& pt, uint32_t crc,
+                              const std::string& data_name, std::string& contents) {
+  constexpr size_t kMaxRemembered = 8192;
+  const int64_t version = version_counter(v);
+  if (version < 0) return false;
+  auto it = saved_.find(v.ptr());
+  if (it != saved_.end()) {
+    const SavedTensor& old = it->second;
+    const bool same = PyWeakref_GetObject(old.weak.ptr()) == v.ptr() && old.version == version &&
+                      old.crc == crc && old.data == pt.view.data && old.dtype == pt.view.dtype &&
+                      old.shape == pt.view.shape && old.strides == pt.view.strides;
+    if (same) {
+      s_.link_tensor_file(old.data_name, data_name, std::move(contents));
+      return true;
+    }
+  }
+  PyObject* ref = PyWeakref_NewRef(v.ptr(), nullptr);
+  if (!ref) {
+    PyErr_Clear();
+    return false;
+  }
+  if (saved_.size() >= kMaxRemembered) saved_.clear();
+  saved_[v.ptr()] = SavedTensor{nb::steal(ref), version, crc, pt.view.data, pt.view.dtype,
+                                pt.view.shape, pt.view.strides, data_name};
+  return false;
+}
+
 void ArgEncoder::tensor(JsonWriter& w, nb::handle v, const std::string& stem) {
   PyTensor pt;
   if (!view_tensor(v, pt)) { w.null(); return; }
@@ -105,13 +147,17 @@ void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const st
   const std::string data_name = save ? stem + s_.tensor_extension() : std::string();
   // The GIL stays held: session state is guarded by it (hooks may run on other threads).
   stats = compute_stats(pt.view, opt.want_crc);
+  uint32_t data_crc = 0;
   if (save) {
-    file_contents = opt.framework == Framework::kPyTorch ? encode_pt(pt.view, stem, pt.requires_grad)
-                                                         : encode_npy(pt.view);
+    file_contents = opt.framework == Framework::kPyTorch
+                        ? encode_pt(pt.view, stem, pt.requires_grad, &data_crc)
+                        : encode_npy(pt.view);
   }
   write_tensor_record_with_stats(w, pt.view.dtype, pt.view.shape, stats, pt.requires_grad,
                                  data_name, opt);
-  if (save) s_.save_tensor_file(data_name, std::move(file_contents));
+  if (save && !(opt.framework == Framework::kPyTorch &&
+                save_or_link(v, pt, data_crc, data_name, file_contents)))
+    s_.save_tensor_file(data_name, std::move(file_contents));
 }
 
 void ArgEncoder::tensor_named(JsonWriter& w, nb::handle v, const std::string& data_name_stem) {

@@ -4,6 +4,8 @@
 #include <nanobind/nanobind.h>
 
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "msprobe/dump/dump_session.h"
 #include "msprobe/format/json_writer.h"
@@ -23,6 +25,8 @@ struct PythonTypes {
 
 class ArgEncoder {
  public:
+  // Forgets the tensors saved in the current step (their files belong to that step).
+  void clear_saved() { saved_.clear(); }
   ArgEncoder(DumpSession& session, const PythonTypes& types) : s_(session), types_(types) {}
   // Writes `value`; `entry` and `category` ("input", "kwargs", "output", "parameters") build
   // tensor file names "{entry}.{category}.{path}{ext}"; `path` is the index/key path so far.
@@ -37,8 +41,23 @@ class ArgEncoder {
   void tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const std::string& stem);
   void plain(JsonWriter& w, nb::handle v, int depth);  // JSON-able Python data from fallback
 
+  // Tensor task: a tensor object saved again unchanged (same object, same version counter,
+  // same bytes by CRC-32) is hard-linked to its first file instead of written twice.
+  struct SavedTensor {
+    nb::object weak;  // weak reference to the tensor object
+    int64_t version;
+    uint32_t crc;
+    const void* data;
+    DType dtype;
+    std::vector<int64_t> shape, strides;
+    std::string data_name;
+  };
+  bool save_or_link(nb::handle v, const PyTensor& pt, uint32_t crc, const std::string& data_name,
+                    std::string& contents);
+
   DumpSession& s_;
   const PythonTypes& types_;
+  std::unordered_map<PyObject*, SavedTensor> saved_;
 };
 
 }  // namespace msprobe

@@ -92,6 +92,7 @@ class PySession {
   void step() {
     flush_param_grads();
     session_.step();
+    encoder_.clear_saved();
     pending_.clear();
   }
 

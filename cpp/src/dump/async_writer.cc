@@ -58,13 +58,13 @@ int AsyncWriter::open_object_file(const std::string& path, const std::string& he
   return (int)files_.size() - 1;
 }
 
-void AsyncWriter::append_member(int file_id, std::string member_text) {
+void AsyncWriter::enqueue(Item item) {
   std::unique_lock<std::mutex> lk(mu_);
   if (failed_) return;
-  const size_t n = member_text.size();
+  const size_t n = item.text.size();
   cv_space_.wait(lk, [&] { return failed_ || queued_bytes_ == 0 || queued_bytes_ + n <= limit_; });
   if (failed_) return;
-  queue_.push_back(Item{Item::Kind::kMember, file_id, {}, std::move(member_text)});
+  queue_.push_back(std::move(item));
   queued_bytes_ += n;
   ++enqueued_;
   const bool wake = queued_bytes_ >= kWakeBytes;
@@ -72,23 +72,21 @@ void AsyncWriter::append_member(int file_id, std::string member_text) {
   if (wake) cv_work_.notify_one();
 }
 
+void AsyncWriter::append_member(int file_id, std::string member_text) {
+  enqueue(Item{Item::Kind::kMember, file_id, {}, std::move(member_text), {}});
+}
+
 void AsyncWriter::write_file(std::string path, std::string contents) {
-  std::unique_lock<std::mutex> lk(mu_);
-  if (failed_) return;
-  const size_t n = contents.size();
-  cv_space_.wait(lk, [&] { return failed_ || queued_bytes_ == 0 || queued_bytes_ + n <= limit_; });
-  if (failed_) return;
-  queue_.push_back(Item{Item::Kind::kFile, -1, std::move(path), std::move(contents)});
-  queued_bytes_ += n;
-  ++enqueued_;
-  const bool wake = queued_bytes_ >= kWakeBytes;
-  lk.unlock();
-  if (wake) cv_work_.notify_one();
+  enqueue(Item{Item::Kind::kFile, -1, std::move(path), std::move(contents), {}});
+}
+
+void AsyncWriter::link_file(std::string existing, std::string path, std::string contents) {
+  enqueue(Item{Item::Kind::kLink, -1, std::move(path), std::move(contents), std::move(existing)});
 }
 
 void AsyncWriter::close_object_file(int file_id) {
   std::unique_lock<std::mutex> lk(mu_);
-  queue_.push_back(Item{Item::Kind::kClose, file_id, {}, {}});
+  queue_.push_back(Item{Item::Kind::kClose, file_id, {}, {}, {}});
   ++enqueued_;
   lk.unlock();
   cv_work_.notify_one();
@@ -220,7 +218,14 @@ void AsyncWriter::process(std::vector<Item>& batch) {
     return pending.back().second;
   };
   for (auto& it : batch) {
+    if (it.kind == Item::Kind::kLink) {
+      ::unlink(it.path.c_str());  // a rerun into the same dump_path replaces old files
+      if (::link(it.link_target.c_str(), it.path.c_str()) == 0) continue;
+      it.kind = Item::Kind::kFile;  // e.g. a file system without hard links: write the bytes
+    }
     if (it.kind == Item::Kind::kFile) {
+      // Unlink first: an old file of that name may be a hard link shared with another file.
+      ::unlink(it.path.c_str());
       int fd = ::open(it.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, kFileMode);
       if (fd < 0) { fail("cannot create " + it.path, errno); return; }
       bool ok = write_all_at(fd, it.text, 0, it.path);

@@ -254,4 +254,11 @@ void DumpSession::save_tensor_file(const std::string& data_name, std::string con
   writer_->write_file(tensor_dir_ + "/" + data_name, std::move(contents));
 }
 
+void DumpSession::link_tensor_file(const std::string& existing_data_name,
+                                   const std::string& data_name, std::string contents) {
+  if (!files_open_ || disabled_) return;
+  writer_->link_file(tensor_dir_ + "/" + existing_data_name, tensor_dir_ + "/" + data_name,
+                     std::move(contents));
+}
+
 }  // namespace msprobe

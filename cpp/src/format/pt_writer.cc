@@ -219,7 +219,8 @@ uint32_t copy_with_crc(const TensorView& t, char* dst) {
 
 }  // namespace
 
-std::string encode_pt(const TensorView& t, const std::string& archive_name, bool requires_grad) {
+std::string encode_pt(const TensorView& t, const std::string& archive_name, bool requires_grad,
+                      uint32_t* data_crc) {
   if (archive_name.empty() || archive_name.find('/') != std::string::npos ||
       archive_name.find('\\') != std::string::npos ||
       archive_name.find('\0') != std::string::npos) {
@@ -259,7 +260,9 @@ std::string encode_pt(const TensorView& t, const std::string& archive_name, bool
   for (size_t i = 0; i < 7; ++i) {
     char* dst = base + zip.data_offset(i);
     if (i == kData) {
-      zip.set_crc(i, copy_with_crc(t, dst));
+      const uint32_t crc = copy_with_crc(t, dst);
+      zip.set_crc(i, crc);
+      if (data_crc) *data_crc = crc;
     } else {
       const std::string& s = small[i][1];
       std::memcpy(dst, s.data(), s.size());

@@ -29,6 +29,9 @@ class AsyncWriter {
   void append_member(int file_id, std::string member_text);
   // Writes a whole file (mode 0640).
   void write_file(std::string path, std::string contents);
+  // Makes `path` a hard link to `existing` (written earlier through this writer): the same tensor
+  // saved under a second name costs no I/O. Falls back to writing `contents` if linking fails.
+  void link_file(std::string existing, std::string path, std::string contents);
   // Stops appending to a file once its queued members are written.
   void close_object_file(int file_id);
   // Blocks until everything queued so far has been handed to the OS.
@@ -40,10 +43,11 @@ class AsyncWriter {
 
  private:
   struct Item {
-    enum class Kind { kMember, kFile, kClose } kind;
+    enum class Kind { kMember, kFile, kLink, kClose } kind;
     int file_id;
     std::string path;
     std::string text;
+    std::string link_target;  // kLink: the existing file
   };
   struct ObjectFile {
     std::string path;
@@ -53,6 +57,7 @@ class AsyncWriter {
     int64_t members_end = 0;  // offset where the next member (or the closing brace) goes
     bool empty = true;
   };
+  void enqueue(Item item);
   void run();
   void process(std::vector<Item>& batch);
   bool write_members(ObjectFile& f, std::string& members);

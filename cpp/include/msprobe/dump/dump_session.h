@@ -73,6 +73,9 @@ class DumpSession {
   void emit_stack(const std::string& name, const std::vector<uint32_t>& frame_ids);
   // Queues a tensor file under dump_tensor_data/.
   void save_tensor_file(const std::string& data_name, std::string contents);
+  // The same tensor saved again under another name: a hard link to the first file.
+  void link_tensor_file(const std::string& existing_data_name, const std::string& data_name,
+                        std::string contents);
   void flush();
 
   int64_t entries_written() const { return entries_written_; }
