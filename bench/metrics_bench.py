@@ -142,6 +142,15 @@ def main():
     print(f"| benchmark, float64 bench (fp32 API) | {t_np:.3f} s | {t_cc:.3f} s | "
           f"{args.n / t_cc / 1e6:.0f} M elem/s | **{t_np / t_cc:.1f}x** |")
     del b64
+    # An fp16 API: float32 bench against the float16 device output (fp16 thresholds).
+    d16 = d.astype(np.float16)
+    t_np, ref = best_of(lambda: np_benchmark(b, d16, sv=2.0 ** -10, atol=1e-16), args.repeat)
+    t_cc, ours = best_of(lambda: _core.float_metrics(b, d16, "benchmark"), args.repeat)
+    for k in ("rmse", "max_rel_err", "mean_rel_err", "eb", "small_value_err_ratio"):
+        assert close(ours[k], ref[k]), ("fp16 device", k, ours[k], ref[k])
+    print(f"| benchmark, float16 device (fp16 API) | {t_np:.3f} s | {t_cc:.3f} s | "
+          f"{args.n / t_cc / 1e6:.0f} M elem/s | **{t_np / t_cc:.1f}x** |")
+    del d16
     # The full run_ut verdict (standard + decision chain + formatted cells) for one output.
     t_cc, _ = best_of(lambda: _core.compare_output("gelu", b, d), args.repeat)
     print(f"| compare_output('gelu') (verdict + cells) | - | {t_cc:.3f} s | "
