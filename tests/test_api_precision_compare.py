@@ -255,3 +255,21 @@ def test_mindspore_framework_refused(tmp_path):
                         "api_precision_compare", "-npu", ok, "-gpu", ok], capture_output=True,
                        text=True, timeout=120)
     assert_user_error(r, "-f pytorch")
+
+
+def test_precision_from_config_yaml(tmp_path):
+    """config.yaml `precision` sets the decimals (1.2.1: msCheckerConfig.precision)."""
+    from msprobe import _core
+    from msprobe.core.api_precision_compare import _precision
+    assert _precision() == 14
+    y = tmp_path / "config.yaml"
+    y.write_text("precision: 6\n")
+    assert _precision(str(y)) == 6
+    y.write_text("precision: 21\n")
+    with pytest.raises(ValueError, match="0..20"):
+        _precision(str(y))
+    d = os.path.join(FIXTURES, "synthetic")
+    _core.api_precision_compare(os.path.join(d, "npu.csv"), os.path.join(d, "gpu.csv"),
+                                str(tmp_path / "r.csv"), str(tmp_path / "d.csv"), 6)
+    rows = {r[0]: r for r in read_csv(str(tmp_path / "d.csv"))}
+    assert rows["Functional.gelu.0.forward.output.0"][5] == "12.500000"

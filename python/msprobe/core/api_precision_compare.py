@@ -25,6 +25,21 @@ CompareConfig = namedtuple("CompareConfig",
 
 RESULT_FILE_PREFIX = "api_precision_compare_result_"
 DETAILS_FILE_PREFIX = "api_precision_compare_details_"
+# run_ut's config.yaml: its `precision` (decimals of the numbers written, 0..20) applies here too,
+# as in 1.2.1. Read by path so that this command does not import torch.
+CONFIG_YAML = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pytorch",
+                           "api_accuracy_checker", "config.yaml")
+
+
+def _precision(path=CONFIG_YAML):
+    if not os.path.isfile(path):
+        return 14
+    import yaml
+    with open(path, encoding="utf-8") as f:
+        value = (yaml.safe_load(f) or {}).get("precision", 14)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 20:
+        raise ValueError(f'{path}: "precision" must be an integer in 0..20, got {value!r}')
+    return value
 
 
 def _api_precision_compare_parser(parser):
@@ -44,7 +59,8 @@ def api_precision_compare(config):
     """Runs the comparison for a CompareConfig; returns the C++ report (a dict). Raises
     msprobe._core.MsprobeFileError / ConfigError for unreadable or malformed input."""
     report = _core.api_precision_compare(config.npu_csv_path, config.gpu_csv_path,
-                                         config.result_csv_path, config.details_csv_path)
+                                         config.result_csv_path, config.details_csv_path,
+                                         _precision())
     for line in report["warnings"]:
         log.warning(line)
     return report
