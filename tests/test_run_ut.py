@@ -463,3 +463,38 @@ def test_python_module_entry(real_dump, tmp_path):
     assert r.returncode == 0, r.stderr
     res, _ = results_by_name(tmp_path / "o")
     assert res["Functional.linear.0"][1:] == ["pass", "pass"]
+
+
+def test_npy_tensor_files(tmp_path):
+    import numpy
+    data = tmp_path / "d" / "dump_tensor_data"
+    data.mkdir(parents=True)
+    numpy.save(data / "Torch.exp.0.forward.input.0.npy", numpy.linspace(-1, 1, 12, dtype=numpy.float32))
+    numpy.save(data / "Torch.exp.1.forward.input.0.npy", numpy.array([object()], dtype=object), allow_pickle=True)
+    t = lambda name: syn.tensor([12], data_name=name)  # noqa: E731
+    dump = syn.write_dump(str(tmp_path / "d" / "dump.json"),
+                          {"Torch.exp.0": syn.api([t("Torch.exp.0.forward.input.0.npy")]),
+                           "Torch.exp.1": syn.api([t("Torch.exp.1.forward.input.0.npy")]),
+                           "Torch.exp.2": syn.api([t("Torch.exp.2.forward.input.0.txt")])},
+                          real_data_dir=str(data))
+    (data / "Torch.exp.2.forward.input.0.txt").write_text("1")
+    run_ok("-api_info", dump, "-o", tmp_path / "o")
+    res, det = results_by_name(tmp_path / "o")
+    assert res["Torch.exp.0"][1] == "pass"
+    assert res["Torch.exp.1"][1] == "SKIP" and "allow_pickle" in res["Torch.exp.1"][3]   # never unpickled
+    assert res["Torch.exp.2"][1] == "SKIP" and "is not a pt or numpy file" in res["Torch.exp.2"][3]
+    assert {r[0]: r for r in det[1:]}["Torch.exp.0.forward.output.0"][3] == "(12,)"
+
+
+def test_details_feed_api_precision_compare(real_dump, tmp_path):
+    """Two run_ut details files (e.g. NPU and GPU) are the input of api_precision_compare."""
+    run_ok("-api_info", real_dump, "-o", tmp_path / "npu")
+    run_ok("-api_info", real_dump, "-o", tmp_path / "gpu")
+    npu, gpu = outputs(tmp_path / "npu")[1], outputs(tmp_path / "gpu")[1]
+    r = run_cli("-npu", npu, "-gpu", gpu, "-o", tmp_path / "cmp", command="api_precision_compare")
+    assert r.returncode == 0, r.stderr[-2000:]
+    result = glob.glob(str(tmp_path / "cmp" / "api_precision_compare_result_*.csv"))
+    rows = read_csv(result[0])
+    assert rows[0][:3] == ["API Name", "Forward Test Success", "Backward Test Success"]
+    names = {row[0] for row in rows[1:]}
+    assert "Functional.linear.0" in names and "Torch.matmul.2" in names

@@ -64,10 +64,8 @@ class ApiRunner:
         if self.checker.is_filtered(api_name):
             res.skip(f"API {api_name} in black list or not in white list. SKIP.")
             return res
-        seed = self._seed(name)
-        torch.default_generator.manual_seed(seed)  # (torch.manual_seed also queues CUDA seeding)
-        if self._cuda:
-            torch.cuda.manual_seed(seed)
+        self._api_seed = self._seed(name)
+        self._reseed()
         try:
             data = self._run_api(i, api_type, api_name)
             self._compare(res, name, api_name, data)
@@ -93,6 +91,12 @@ class ApiRunner:
                 torch.cuda.empty_cache()
         return res
 
+    def _reseed(self):
+        # CPU generator only (torch.manual_seed also queues CUDA seeding, ~3 ms per call).
+        torch.default_generator.manual_seed(self._api_seed)
+        if self._cuda:
+            torch.cuda.manual_seed(self._api_seed)
+
     # ---- replay -----------------------------------------------------------------------------
     def _run_api(self, i, api_type, api_name):
         record = self.dump.forward(i)
@@ -109,6 +113,9 @@ class ApiRunner:
             # x[a, b] records its index tuple as a JSON list; a list holding slices is a tuple index
             # (torch's legacy rule, deprecated since 2.9), a list of ints stays an advanced index.
             args[1] = tuple(args[1])
+        if api_name == "__getitem__" and len(args) > 1 and isinstance(args[1], torch.Tensor) \
+                and args[1].dtype == torch.uint8:
+            args[1] = args[1].bool()  # uint8 masks are bool masks (torch no longer accepts uint8)
         data = ApiData()
         data.inputs = (args, kwargs)
         msg = ""
@@ -138,7 +145,11 @@ class ApiRunner:
 
         bench_fn = ru.get_api_function(api_type, api_name, self.device, benchmark=True)
         device_fn = ru.get_api_function(api_type, api_name, self.device)
+        # Both runs start from the same generator state, so random APIs (dropout, rand_like, ...)
+        # draw the same numbers on a CPU device and comparable ones elsewhere.
+        self._reseed()
         data.bench_out = ru.exec_api(bench_fn, cpu_args, cpu_kwargs)
+        self._reseed()
         data.device_out = ru.exec_api(device_fn, dev_args, dev_kwargs,
                                       ru.autocast_context(self.device, autocast_dtype, is_autocast))
 
