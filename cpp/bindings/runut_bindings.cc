@@ -19,6 +19,7 @@
 #include "msprobe/runut/api_result.h"
 #include "msprobe/runut/dump_apis.h"
 #include "msprobe/runut/input_rules.h"
+#include "msprobe/runut/pt_reader.h"
 #include "msprobe/runut/result_files.h"
 #include "tensor_from_python.h"
 
@@ -241,6 +242,40 @@ void bind_runut(nb::module_& root) {
           msprobe::runut::reorder_result_files(result_path, details_path, order);
         },
         "result_path"_a, "details_path"_a, "order"_a);
+
+  m.def(
+      "read_pt",
+      [](const std::string& path) -> nb::object {
+        msprobe::runut::PtTensor t;
+        std::string why;
+        {
+          nb::gil_scoped_release release;
+          try {
+            t = msprobe::runut::read_pt_file(path);
+          } catch (const msprobe::runut::PtUnsupported& e) {
+            why = e.what();
+          }
+        }
+        if (!why.empty()) return nb::make_tuple(nb::none(), why);
+        PyObject* buf = PyByteArray_FromStringAndSize(t.storage.data(), (Py_ssize_t)t.storage.size());
+        if (!buf) throw nb::python_error();
+        nb::object owner = nb::steal(buf);
+        nb::list shape, stride;
+        for (int64_t x : t.shape) shape.append(x);
+        for (int64_t x : t.stride) stride.append(x);
+        nb::dict d;
+        d["dtype"] = msprobe::torch_dtype_name(t.dtype);
+        d["shape"] = nb::tuple(shape);
+        d["stride"] = nb::tuple(stride);
+        d["storage_offset"] = t.storage_offset;
+        d["requires_grad"] = t.requires_grad;
+        d["storage"] = owner;
+        return nb::make_tuple(d, nb::none());
+      },
+      "path"_a,
+      "Reads a single-tensor torch.save file in C++: (dict(dtype, shape, stride, storage_offset, "
+      "requires_grad, storage=bytearray), None), or (None, reason) for files it does not handle "
+      "(the caller uses torch.load(weights_only=True) then).");
 
   m.def("round_to_hf32_",
         [](nb::handle tensor) {

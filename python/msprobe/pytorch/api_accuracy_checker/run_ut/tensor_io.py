@@ -8,8 +8,26 @@ class TensorFileError(ValueError):
     """A tensor file cannot be read (the API is SKIPped with this message)."""
 
 
+def _tensor_from_core(info):
+    dtype = getattr(torch, info["dtype"].split(".", 1)[1])
+    storage = info["storage"]
+    if len(storage) == 0:
+        t = torch.empty_strided(info["shape"], info["stride"], dtype=dtype)
+    else:
+        flat = torch.frombuffer(storage, dtype=dtype)  # shares the bytearray, no copy
+        t = flat.as_strided(info["shape"], info["stride"], info["storage_offset"])
+    if info["requires_grad"] and (t.is_floating_point() or t.is_complex()):
+        t.requires_grad_(True)
+    return t
+
+
 def load_pt(path):
-    """A tensor from a .pt file, on the CPU, without unpickling arbitrary objects."""
+    """A tensor from a .pt file, on the CPU, without unpickling arbitrary objects: the C++ reader
+    for single-tensor torch.save files, torch.load(weights_only=True) for anything else."""
+    from msprobe import _core
+    info, _why = _core.runut.read_pt(path)
+    if info is not None:
+        return _tensor_from_core(info)
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # corrupt zip, pickle refused by weights_only, ...
