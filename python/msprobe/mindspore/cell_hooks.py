@@ -1,26 +1,12 @@
 """Cell hooks for levels L0 and mix: forward/backward data of every sub-cell of the model, its
 direct parameters and their gradients, and the cell call tree for construct.json."""
+from msprobe.core.hook_guard import guarded
 from msprobe.mindspore.hook_state import STATE
 from msprobe.mindspore.value_encoding import for_core
 
 
 def _guarded(fn):
-    """Runs a hook body with nested recording suppressed; an internal error disables the probe.
-    Always returns None: the hook never changes what the cell computes."""
-    def hook(*args):
-        state = STATE
-        if state.session is None:
-            return None
-        was_busy = state.busy
-        state.busy = True
-        try:
-            fn(state.session, *args)
-        except Exception as e:
-            state.on_error(e)
-        finally:
-            state.busy = was_busy
-        return None
-    return hook
+    return guarded(STATE, fn)
 
 
 def _direct_parameters(cell):

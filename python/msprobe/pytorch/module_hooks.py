@@ -3,6 +3,7 @@ parameters, their gradients, and the module call tree for construct.json."""
 import torch
 from torch.utils.hooks import BackwardHook
 
+from msprobe.core.hook_guard import guarded
 from msprobe.pytorch.hook_state import STATE
 
 
@@ -32,21 +33,7 @@ def _patch_backward_hook_views():
 
 
 def _guarded(fn):
-    """Runs a hook body with nested recording suppressed; an internal error disables the probe."""
-    def hook(*args):
-        state = STATE
-        if state.session is None:
-            return None
-        was_busy = state.busy
-        state.busy = True
-        try:
-            fn(state.session, *args)
-        except Exception as e:
-            state.on_error(e)
-        finally:
-            state.busy = was_busy
-        return None
-    return hook
+    return guarded(STATE, fn)
 
 
 class ModuleHooks:
