@@ -215,6 +215,41 @@ assert np.allclose(y.asnumpy(), np.tanh(x.asnumpy()) * x.asnumpy())
     assert jit["output"][0]["shape"] == [2, 4]
 
 
+def test_jit_backward_and_jit_cell(tmp_path):
+    script = tmp_path / "jit_grad.py"  # jit needs its source in a file
+    script.write_text(PRELUDE + """
+@ms.jit
+def scaled(a, b):
+    return ops.tanh(a) * b
+class Twice(nn.Cell):
+    def __init__(self):
+        super().__init__(); self.d = nn.Dense(4, 4, weight_init="ones", bias_init="zeros")
+    @ms.jit
+    def construct(self, v): return self.d(v) * 2
+cell = Twice()
+def f(a, b):
+    return cell(scaled(a, b)).sum()
+g = ms.value_and_grad(f, (0, 1), cell.trainable_params())
+y = x + 1
+plain = g(x, y)
+dbg = PrecisionDebugger(task="statistics", dump_path="./dump", level="L1")
+dbg.start(cell); hooked = g(x, y); dbg.stop(); dbg.step()
+flat = lambda r: [r[0]] + list(r[1][0]) + list(r[1][1])
+print(all(np.array_equal(p.asnumpy(), h.asnumpy()) for p, h in zip(flat(plain), flat(hooked))))
+""")
+    r = run_python(str(script), cwd=tmp_path)
+    assert r.stdout.split()[-1] == "True"  # loss and every gradient unchanged by the probe
+    data = load_dump(tmp_path / "dump")[0]["data"]
+    assert list(data) == ["Jit.scaled.0.forward", "Jit.Twice.0.forward", "Tensor.sum.0.forward",
+                          "Tensor.sum.0.backward", "Jit.Twice.0.backward", "Jit.scaled.0.backward"]
+    assert data["Jit.Twice.0.forward"]["input_args"][0] is None  # the Cell itself, as in 1.2.1
+    scaled_bw = data["Jit.scaled.0.backward"]
+    assert [t["shape"] for t in scaled_bw["input"]] == [[2, 4]]
+    assert [t["shape"] for t in scaled_bw["output"]] == [[2, 4], [2, 4]]
+    # d(sum(2 * W v))/dv with W = ones: every element of the gradient reaching scaled's output is 8
+    assert scaled_bw["input"][0]["Max"] == scaled_bw["input"][0]["Min"] == 8.0
+
+
 def test_inplace_apis_keep_their_semantics(tmp_path):
     r = run(tmp_path, """
 dbg = PrecisionDebugger(task="statistics", dump_path="./dump", level="L1")

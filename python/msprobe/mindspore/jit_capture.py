@@ -3,7 +3,13 @@ recorded as one API, Jit.{name}.{n}.forward, with its arguments and result. The 
 are put back while the compiled graph is built and run, so the graph compiler never sees a
 wrapper; the APIs inside the graph are not recorded one by one.
 
-Jit backward entries (Jit.{name}.{n}.backward) are not produced (see docs/mindspore_dump.md)."""
+Under gradient recording the call's tensor arguments and results pass through a backward-capture
+primitive (backward.py), so Jit.{name}.{n}.backward holds the gradients that reached the compiled
+function's outputs (input) and those it produced for its arguments (output), like an API.
+"""
+from mindspore.nn import Cell
+
+from msprobe.mindspore.backward import grad_recording, new_call_backward
 from msprobe.mindspore.hook_state import STATE
 from msprobe.mindspore.value_encoding import for_core
 
@@ -26,8 +32,13 @@ def jit_name(fn, args):
     name = getattr(fn, "__name__", None)
     if name and name != "construct":
         return name
-    if args:  # a jit-compiled construct: the Cell's class name, as str(cell) starts with it
-        text = str(args[0])
+    if args:
+        owner = args[0]
+        if isinstance(owner, Cell):
+            # A jit-compiled construct: the Cell's class name. 1.2.1 cut str(cell) at "<", which
+            # gave the class name on MindSpore 2.4; newer MindSpore prints "Name(\n children)".
+            return type(owner).__name__
+        text = str(owner)
         cut = text.find("<")
         if cut > 0:
             return text[:cut]
@@ -67,6 +78,17 @@ class JitCapture:
                 except Exception as e:
                     state.on_error(e)
                     idx = -1
+                bw = None
+                # A jit-compiled method gets its Cell first: only the rest are inputs.
+                head = 1 if getattr(self, "obj", None) is not None else 0
+                if idx >= 0 and len(args) > head and state.hook_backward and grad_recording():
+                    try:
+                        bw = new_call_backward(api_name, idx)
+                        if bw is not None:
+                            args = tuple(args[:head]) + tuple(bw.wrap(tuple(args[head:])))
+                    except Exception as e:
+                        state.on_error(e)
+                        bw = None
                 try:
                     with capture.api_patcher.suspended():
                         out = original.__call__(self, *args, **kwargs)
@@ -75,7 +97,9 @@ class JitCapture:
                 if idx >= 0:
                     state.busy = True
                     try:
-                        session.api_post(api_name, idx, for_core(out))
+                        collected = session.api_post(api_name, idx, for_core(out))
+                        if bw is not None and (collected or state.construct_all):
+                            out = bw.wrap(out)
                     except Exception as e:
                         state.on_error(e)
                     finally:

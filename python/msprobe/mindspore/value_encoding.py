@@ -83,7 +83,7 @@ def for_core(value, depth=0):
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return t(*(for_core(v, depth + 1) for v in value))
     if isinstance(value, np.ndarray):
-        return _Described({})  # the original records no statistics for NumPy arrays
+        return _UNREADABLE  # 1.2.1 records NumPy arrays as null
     return value
 
 
@@ -93,7 +93,7 @@ def encode_ms_value(value, kwarg_name):
         return value.record
     if kwarg_name == "dtype" or (_MsNumber and isinstance(value, _MsNumber)):
         return {"type": "mindspore.dtype", "value": str(value)}
-    return {}
+    return None  # 1.2.1: any other object (a Cell, a user class) is null
 
 
 def to_host(value):
