@@ -10,6 +10,7 @@ void bind_session(nb::module_& m);
 void bind_summary(nb::module_& m);
 void bind_runut(nb::module_& m);
 void bind_check(nb::module_& m);
+void bind_kernel(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -23,4 +24,5 @@ NB_MODULE(_core, m) {
   bind_summary(m);
   bind_runut(m);
   bind_check(m);
+  bind_kernel(m);
 }
