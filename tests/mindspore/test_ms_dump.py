@@ -158,6 +158,18 @@ print(f"{zlib.crc32(a.asnumpy().tobytes()):08x}", f"{zlib.crc32(b.astype(ms.floa
     assert data["Functional.reshape.0.forward"]["input_args"][0]["md5"] == crc_b
 
 
+def test_complex_norm_is_the_norm_of_magnitudes(tmp_path):
+    run(tmp_path, """
+dbg = PrecisionDebugger(task="statistics", dump_path="./dump", level="L1")
+c = Tensor(np.array([3 + 4j, -1j, -6 + 8j], np.complex64))
+dbg.start(); ops.abs(c); dbg.stop(); dbg.step()
+""")
+    rec = load_dump(tmp_path / "dump")[0]["data"]["Functional.abs.0.forward"]["input_args"][0]
+    assert rec["dtype"] == "Complex64"
+    assert (rec["Max"], rec["Min"]) == (10.0, 1.0)
+    assert abs(rec["Norm"] - np.sqrt(126.0)) < 1e-5  # 1.2.1: numpy.linalg.norm(abs(z))
+
+
 def test_step_selection_and_end(tmp_path):
     r = run(tmp_path, """
 dbg = PrecisionDebugger(task="statistics", dump_path="./dump", level="L1", step=[1])

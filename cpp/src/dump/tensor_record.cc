@@ -33,7 +33,10 @@ void write_tensor_record_with_stats(JsonWriter& w, DType dtype, const std::vecto
   write_stat(w, "Max", s.max);
   write_stat(w, "Min", s.min);
   write_stat(w, "Mean", s.mean);
-  write_stat(w, "Norm", s.norm);
+  if (!torch && s.complex_abs_norm)
+    write_stat(w, "Norm", StatValue::floating(*s.complex_abs_norm));
+  else
+    write_stat(w, "Norm", s.norm);
   if (torch) {
     w.key("requires_grad");
     w.boolean(requires_grad);

@@ -686,7 +686,10 @@ void stats_real(const TensorView& t, bool want_crc, TensorStats& out) {
   out.max = StatValue::floating(mx);
   out.min = StatValue::floating(mn);
   out.mean = StatValue::floating(mean);
-  out.norm = dtype_is_complex(D) ? StatValue::null() : StatValue::floating(norm);
+  if (dtype_is_complex(D))
+    out.complex_abs_norm = norm;
+  else
+    out.norm = StatValue::floating(norm);
   if (std::isfinite(mx) && std::isfinite(mn)) return;
   // Max or Min is inf/NaN: extremes over the finite values; without any finite value, over
   // the non-NaN values (+-inf); NaN when everything is NaN. Without infinities the finite
@@ -747,7 +750,7 @@ void stats_scalar(const TensorView& t, bool want_crc, TensorStats& out) {
       return;
     case DType::kComplex64:
     case DType::kComplex128: {
-      // |z| as for larger tensors; Norm stays null for complex.
+      // |z| as for larger tensors (Norm: see complex_abs_norm).
       if (d == DType::kComplex64) {
         float z[2], m;
         std::memcpy(z, p, sizeof(z));
@@ -757,6 +760,7 @@ void stats_scalar(const TensorView& t, bool want_crc, TensorStats& out) {
         f = abs_c128(load<double>(p), load<double>(static_cast<const double*>(p) + 1));
       }
       out.max = out.min = out.mean = StatValue::floating(f);
+      out.complex_abs_norm = f;
       break;
     }
     case DType::kUInt8: v = StatValue::integer(load<uint8_t>(p)); break;

@@ -27,6 +27,9 @@ struct TensorStats {
   std::optional<double> max_except_inf_nan, min_except_inf_nan;
   // CRC-32 (zlib polynomial) over the bytes, bf16 converted to fp32 first; set when requested.
   std::optional<uint32_t> crc32;
+  // Complex tensors only: the L2 norm of |z|. 1.2.1 reports it as Norm for MindSpore, while its
+  // PyTorch Norm is null for complex, so the record writer chooses.
+  std::optional<double> complex_abs_norm;
 };
 
 // want_crc: also compute the checksum in the same pass.
