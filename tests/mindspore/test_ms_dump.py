@@ -262,6 +262,26 @@ print(all(np.array_equal(p.asnumpy(), h.asnumpy()) for p, h in zip(flat(plain), 
     assert scaled_bw["input"][0]["Max"] == scaled_bw["input"][0]["Min"] == 8.0
 
 
+def test_pijit_function_runs_eagerly_while_dumping(tmp_path):
+    script = tmp_path / "pijit.py"
+    script.write_text(PRELUDE + """
+@ms.jit(capture_mode="bytecode")
+def f(a):
+    return ops.tanh(a) * 2 + ops.abs(a)
+before = f(x)
+dbg = PrecisionDebugger(task="statistics", dump_path="./dump", level="L1")
+dbg.start(); during = f(x); dbg.stop(); dbg.step()
+after = f(x)
+print(np.array_equal(before.asnumpy(), during.asnumpy()) and
+      np.array_equal(before.asnumpy(), after.asnumpy()))
+""")
+    r = run_python(str(script), cwd=tmp_path)
+    assert r.stdout.split()[-1] == "True"
+    data = load_dump(tmp_path / "dump")[0]["data"]
+    assert list(data) == ["Functional.tanh.0.forward", "Tensor.__mul__.0.forward",
+                          "Functional.abs.0.forward", "Tensor.__add__.0.forward"]
+
+
 def test_inplace_apis_keep_their_semantics(tmp_path):
     r = run(tmp_path, """
 dbg = PrecisionDebugger(task="statistics", dump_path="./dump", level="L1")

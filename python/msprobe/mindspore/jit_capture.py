@@ -6,11 +6,13 @@ wrapper; the APIs inside the graph are not recorded one by one.
 Under gradient recording the call's tensor arguments and results pass through a backward-capture
 primitive (backward.py), so Jit.{name}.{n}.backward holds the gradients that reached the compiled
 function's outputs (input) and those it produced for its arguments (output), like an API.
+PIJit functions (capture_mode="bytecode") run eagerly while dumping: see pijit_eager.py.
 """
 from mindspore.nn import Cell
 
 from msprobe.mindspore.backward import grad_recording, new_call_backward
 from msprobe.mindspore.hook_state import STATE
+from msprobe.mindspore.pijit_eager import PIJitEager
 from msprobe.mindspore.value_encoding import for_core
 
 
@@ -54,10 +56,12 @@ class JitCapture:
         self.module = None
         self.attr = None
         self.original = None
+        self.pijit = PIJitEager(lambda: self.enabled and STATE.active)
 
     def install(self):
         if self.original is not None:
             return
+        self.pijit.install()
         module, attr = _executor_module()
         if module is None:
             return
@@ -112,6 +116,7 @@ class JitCapture:
         self.module, self.attr, self.original = module, attr, original
 
     def uninstall(self):
+        self.pijit.uninstall()
         if self.original is not None:
             setattr(self.module, self.attr, self.original)
             self.original = None
