@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 
 #include "msprobe/base/error.h"
+#include "msprobe/format/buffer_pool.h"
 
 namespace msprobe {
 
@@ -22,7 +24,10 @@ constexpr size_t kWakeBytes = 4u << 20;
 }
 
 AsyncWriter::AsyncWriter(size_t memory_limit_bytes)
-    : limit_(memory_limit_bytes), thread_([this] { run(); }) {}
+    : limit_(memory_limit_bytes), thread_([this] { run(); }) {
+  // Reused file buffers live beside the queue: keep them a small share of the writer's budget.
+  set_output_buffer_pool_limit(std::min(size_t(64) << 20, memory_limit_bytes / 8));
+}
 
 AsyncWriter::~AsyncWriter() {
   {
@@ -156,9 +161,9 @@ void AsyncWriter::run() {
         queue_.pop_front();
       }
     }
-    process(batch);
-    size_t freed = 0;
+    size_t freed = 0;  // counted first: process() hands written buffers to the pool
     for (auto& it : batch) freed += it.text.size();
+    process(batch);
     {
       std::lock_guard<std::mutex> lk(mu_);
       queued_bytes_ -= freed;
@@ -220,7 +225,10 @@ void AsyncWriter::process(std::vector<Item>& batch) {
   for (auto& it : batch) {
     if (it.kind == Item::Kind::kLink) {
       ::unlink(it.path.c_str());  // a rerun into the same dump_path replaces old files
-      if (::link(it.link_target.c_str(), it.path.c_str()) == 0) continue;
+      if (::link(it.link_target.c_str(), it.path.c_str()) == 0) {
+        recycle_output_buffer(std::move(it.text));
+        continue;
+      }
       it.kind = Item::Kind::kFile;  // e.g. a file system without hard links: write the bytes
     }
     if (it.kind == Item::Kind::kFile) {
@@ -231,6 +239,7 @@ void AsyncWriter::process(std::vector<Item>& batch) {
       bool ok = write_all_at(fd, it.text, 0, it.path);
       ::close(fd);
       if (!ok) return;
+      recycle_output_buffer(std::move(it.text));
       continue;
     }
     ObjectFile* f;

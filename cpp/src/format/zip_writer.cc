@@ -7,6 +7,8 @@
 #include <cstring>
 #include <utility>
 
+#include "msprobe/format/buffer_pool.h"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -68,11 +70,7 @@ void advise_huge_pages(void* p, size_t size) {
 #endif
 }
 
-void resize_output_buffer(std::string& out, size_t size) {
-  out.reserve(size);  // allocates without touching the pages
-  advise_huge_pages(&out[0], size);
-  out.resize(size);
-}
+void resize_output_buffer(std::string& out, size_t size) { out = take_output_buffer(size); }
 
 StoredZipWriter::StoredZipWriter(uint64_t alignment, uint64_t zip64_limit)
     : alignment_(alignment), limit_(zip64_limit) {
