@@ -13,6 +13,7 @@ from msprobe.core.errors import MsprobeException
 from msprobe.mindspore.api_wrapper import ApiPatcher
 from msprobe.mindspore.cell_hooks import CellHooks
 from msprobe.mindspore.hook_state import STATE
+from msprobe.mindspore import kernel_dump
 from msprobe.mindspore.jit_capture import JitCapture
 from msprobe.mindspore.primitive_hooks import PrimitiveHooks
 from msprobe.mindspore.value_encoding import encode_ms_value, to_host
@@ -64,6 +65,7 @@ def _current_rank():
 
 class PrecisionDebugger:
     _instance = None
+    kernel = False  # L2/static graph: the KernelDump, or None (nothing to do); False: hooks
 
     def __new__(cls, *args, **kwargs):
         if cls._instance is None:
@@ -102,15 +104,15 @@ class PrecisionDebugger:
             raise MsprobeException(
                 f"task '{cfg.task}' is not supported by this msprobe's MindSpore PrecisionDebugger; "
                 f"supported tasks: {', '.join(DUMP_TASKS)}")
-        if cfg.level == "L2":
-            raise MsprobeException(
-                "level 'L2' (kernel dump) is not supported by this msprobe for MindSpore; "
-                "use L0, L1 or mix in PYNATIVE mode")
-        if ms.get_context("mode") != ms.PYNATIVE_MODE:
-            raise MsprobeException(
-                f"level '{cfg.level}' needs PYNATIVE mode (mindspore.set_context("
-                "mode=mindspore.PYNATIVE_MODE)); in GRAPH mode only L2 is possible, which this "
-                "msprobe does not support")
+        # L2 and static graph: MindSpore dumps the kernels itself (kernel_dump.py).
+        route = kernel_dump.check_routing(cfg, kernel_dump.execution_mode())
+        if route is not None:
+            self.kernel = kernel_dump.KernelDump(cfg) if route == "kernel" else None
+            if route == "adump":
+                log.warning(f"{kernel_dump.ADUMP_MESSAGE} (level L2 with one API name in 'list' "
+                            "needs msprobe's adump build on Ascend; nothing is dumped)")
+            self._initialized = True
+            return
         self.session = _core.DumpSession(cfg, "mindspore", _writer_memory_mb())
         self.session.set_types(None, np.generic, encode_ms_value, to_host, MSPROBE_DIR)
         modes = cfg.data_mode
@@ -161,6 +163,8 @@ class PrecisionDebugger:
     @classmethod
     def start(cls, model=None):
         self = cls._get()
+        if self.kernel is not False:
+            return self.kernel and self.kernel.start()
         self.start_called = True
         session = self.session
         if session.ended:
@@ -204,6 +208,8 @@ class PrecisionDebugger:
     @classmethod
     def stop(cls):
         self = cls._get()
+        if self.kernel is not False:
+            return self.kernel and self.kernel.stop()
         if self.session.ended:
             return
         if not self.start_called:
@@ -223,6 +229,8 @@ class PrecisionDebugger:
     @classmethod
     def step(cls):
         self = cls._get()
+        if self.kernel is not False:
+            return self.kernel and self.kernel.step()
         STATE.active = False
         self.jit_capture.enabled = False
         self.session.step()
@@ -234,7 +242,7 @@ class PrecisionDebugger:
         self = cls._instance
         if self is None:
             return
-        if getattr(self, "_initialized", False):
+        if getattr(self, "_initialized", False) and self.kernel is False:
             STATE.active = False
             self.session.step()
             self.session.close()
