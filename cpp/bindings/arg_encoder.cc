@@ -162,13 +162,63 @@ void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const st
 
 void ArgEncoder::tensor_named(JsonWriter& w, nb::handle v, const std::string& data_name_stem) {
   if (v.is_none()) { w.null(); return; }
+  if (is_deferred(v.ptr())) { defer(w, v, data_name_stem); return; }
   tensor(w, v, data_name_stem);
+}
+
+void ArgEncoder::defer(JsonWriter& w, nb::handle v, std::string stem) {
+  const uint64_t id = next_deferred_id_++;
+  const int depth = w.depth();
+  std::string marker(1, kDeferredMark);
+  marker += std::to_string(id);
+  marker += kDeferredMark;
+  w.raw(marker);
+  if (deferred_.empty()) oldest_deferred_ = std::chrono::steady_clock::now();
+  deferred_.push_back(Deferred{id, nb::borrow(v), std::move(stem), depth});
+}
+
+double ArgEncoder::deferred_age_s() const {
+  if (deferred_.empty()) return 0.0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - oldest_deferred_)
+      .count();
+}
+
+std::vector<std::pair<uint64_t, std::string>> ArgEncoder::render_deferred() {
+  std::vector<Deferred> items;
+  items.swap(deferred_);
+  std::vector<std::pair<uint64_t, std::string>> out;
+  out.reserve(items.size());
+  for (Deferred& d : items) {
+    std::string text;
+    JsonWriter w(text, d.depth);
+    // The same rendering as value() gives an object it reads at once: a tensor view, else
+    // the adapter's description of it.
+    try {
+      nb::object host = types_.resolve(d.value);
+      PyTensor pt;
+      if (view_tensor(host, pt)) {
+        tensor_view(w, host, pt, d.stem);
+      } else if (types_.fallback.is_valid()) {
+        plain(w, types_.fallback(host, nb::none()), 1);
+      } else {
+        w.null();
+      }
+    } catch (const nb::python_error&) {
+      text = "null";  // unreadable value: null, as value() writes for values it cannot view
+    }
+    out.emplace_back(d.id, std::move(text));
+  }
+  return out;
 }
 
 void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, const char* category,
                        std::string& path, int depth, const char* kwarg_name) {
   PyObject* o = v.ptr();
   if (o == Py_None || depth > kMaxDepth) { w.null(); return; }
+  if (is_deferred(o)) {
+    defer(w, v, entry + "." + category + "." + path);
+    return;
+  }
   // Tensors first: they are by far the most common value.
   if (!PyBool_Check(o) && !PyLong_Check(o) && !PyFloat_Check(o) && !PyUnicode_Check(o) &&
       !PyList_Check(o) && !PyTuple_Check(o) && !PyDict_Check(o)) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <nanobind/nanobind.h>
 
+#include <chrono>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,7 +22,16 @@ struct PythonTypes {
   nb::object numpy_generic;   // numpy.generic scalars
   nb::object fallback;        // fallback(value, kwarg_name) -> dict | None for other objects
   nb::object to_host;         // to_host(tensor) -> CPU tensor, for device tensors
+  // Deferred reads (MindSpore): a value of type `deferred` is read later, by resolve(value)
+  // -> what the encoder reads, so that recording a tensor does not wait for its kernel.
+  nb::object deferred;
+  nb::object resolve;
 };
+
+// A deferred value's JSON text: written as the marker "\x01{id}\x01" (JsonWriter escapes control
+// characters in strings, so the byte never occurs otherwise) and rendered later at `depth`.
+constexpr char kDeferredMark = '\x01';
+
 
 class ArgEncoder {
  public:
@@ -35,11 +45,32 @@ class ArgEncoder {
   // Writes a tensor whose file is named exactly `data_name_stem` + extension (parameters_grad).
   void tensor_named(JsonWriter& w, nb::handle v, const std::string& data_name_stem);
 
+  // Deferred values written as markers and not rendered yet.
+  size_t deferred_count() const { return deferred_.size(); }
+  // Seconds since the oldest unrendered deferred value was written (0 when none).
+  double deferred_age_s() const;
+  // Reads and renders every deferred value, in the order written: (id, JSON text).
+  std::vector<std::pair<uint64_t, std::string>> render_deferred();
+
  private:
   void tensor(JsonWriter& w, nb::handle v, const std::string& stem);
   bool view_tensor(nb::handle v, PyTensor& pt);
   void tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const std::string& stem);
   void plain(JsonWriter& w, nb::handle v, int depth);  // JSON-able Python data from fallback
+  bool is_deferred(PyObject* o) const {
+    return types_.deferred.is_valid() && Py_TYPE(o) == (PyTypeObject*)types_.deferred.ptr();
+  }
+  void defer(JsonWriter& w, nb::handle v, std::string stem);
+
+  struct Deferred {
+    uint64_t id;
+    nb::object value;
+    std::string stem;
+    int depth;
+  };
+  std::vector<Deferred> deferred_;
+  uint64_t next_deferred_id_ = 1;
+  std::chrono::steady_clock::time_point oldest_deferred_;
 
   // Tensor task: a tensor object saved again unchanged (same object, same version counter,
   // same bytes by CRC-32) is hard-linked to its first file instead of written twice.

@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 
@@ -79,21 +80,44 @@ class PySession {
     internal_prefix_ = std::move(internal_prefix);
   }
 
+  // Deferred reads: values of type `deferred` are rendered by resolve() at the latest when
+  // `max_pending` are waiting or the oldest has waited `max_age_s`, and at stop/step/close.
+  void set_deferral(nb::object deferred, nb::object resolve, size_t max_pending,
+                    double max_age_s) {
+    types_.deferred = std::move(deferred);
+    types_.resolve = std::move(resolve);
+    max_deferred_ = max_pending ? max_pending : 1;
+    max_deferred_age_s_ = max_age_s;
+  }
+
   bool start(int64_t rank) { return session_.start(rank); }
   void stop() {
     flush_param_grads();
+    resolve();
     session_.stop();
   }
   // Interpreter exit: write what is pending and close the files without advancing the step.
   void close() {
     flush_param_grads();
+    resolve();
+    drop_unresolved();
     session_.close();
   }
   void step() {
     flush_param_grads();
+    resolve();
+    pending_.clear();  // calls without a post hook: their entries are never written
+    drop_unresolved();
     session_.step();
     encoder_.clear_saved();
-    pending_.clear();
+  }
+
+  // Reads every deferred value and writes the entries that were waiting for them, in order.
+  void resolve() {
+    if (encoder_.deferred_count() != 0) {
+      for (auto& [id, text] : encoder_.render_deferred()) resolved_.emplace(id, std::move(text));
+    }
+    drain();
   }
 
   // API forward pre-hook: counts the call and records its inputs. Returns the call index, or
@@ -126,8 +150,9 @@ class PySession {
     const bool in_scope = session_.scope().check(name);
     if (in_scope && session_.data_mode().allows(true, false))
       e.part("output", [&](JsonWriter& w) { as_list(w, output, name, "output"); });
-    if (!e.empty()) session_.emit_entry(name, e.finish());
+    if (!e.empty()) emit(name, e.finish());
     if (in_scope) session_.emit_stack(name, capture_stack());
+    maybe_resolve();
     return in_scope && session_.data_mode().backward();
   }
 
@@ -138,6 +163,7 @@ class PySession {
     if (session_.disabled()) return;
     const std::string name = api + "." + std::to_string(idx) + ".backward";
     backward_entry(name, grad_outputs, grad_inputs, true);
+    maybe_resolve();
   }
 
   // Module / Cell node pre-hook (forward or backward): counts, pushes and records the parent.
@@ -180,12 +206,13 @@ class PySession {
           w.end_object();
         });
       }
-      if (!e.empty()) session_.emit_entry(name, e.finish());
+      if (!e.empty()) emit(name, e.finish());
       session_.emit_stack(name, capture_stack());  // follows the scope, not data_mode
       collected = true;
     }
     session_.pop_module(name);
     session_.scope().end_module(name);
+    maybe_resolve();
     return collected;
   }
 
@@ -195,6 +222,7 @@ class PySession {
     if (session_.switch_on()) backward_entry(name, grad_output, grad_input, false);
     session_.pop_module(name);
     session_.scope().end_module(name);
+    maybe_resolve();
   }
 
   // One parameter's gradient for "{prefix}parameters_grad"; `names` lists every parameter the
@@ -215,6 +243,7 @@ class PySession {
     w.end_array();
     p.rendered[param] = std::move(text);
     if (p.rendered.size() >= p.names.size()) write_param_grads(name);
+    maybe_resolve();
   }
 
   void flush() { session_.flush(); }
@@ -232,7 +261,7 @@ class PySession {
       e.part("input", [&](JsonWriter& w) { as_list(w, in, name, "input"); });
     if (dm.allows(false, false))
       e.part("output", [&](JsonWriter& w) { as_list(w, out, name, "output"); });
-    if (!e.empty()) session_.emit_entry(name, e.finish());
+    if (!e.empty()) emit(name, e.finish());
   }
 
   void write_param_grads(const std::string& name) {
@@ -249,8 +278,82 @@ class PySession {
       text += r != it->second.rendered.end() ? r->second : "[\n    null\n   ]";
     }
     text += first ? "}" : "\n  }";
-    session_.emit_entry(name, text);
+    emit(name, std::move(text));
     param_grads_.erase(it);
+  }
+
+  // Entries go to the session in the order they were made; one that holds deferred values
+  // waits (with every later one) until they are rendered.
+  void emit(const std::string& name, std::string text) {
+    if (queue_.empty() && text.find(kDeferredMark) == std::string::npos) {
+      session_.emit_entry(name, text);
+      return;
+    }
+    queue_.push_back(QueuedEntry{name, std::move(text)});
+    drain();
+  }
+
+  void drain() {
+    while (!queue_.empty()) {
+      QueuedEntry& q = queue_.front();
+      if (!substitute(q.text)) return;
+      session_.emit_entry(q.name, q.text);
+      queue_.pop_front();
+    }
+  }
+
+  // Replaces the markers whose values are rendered; returns whether none is left.
+  bool substitute(std::string& text) {
+    size_t pos = text.find(kDeferredMark);
+    if (pos == std::string::npos) return true;
+    std::string out;
+    out.reserve(text.size() + 256);
+    size_t done = 0;
+    bool complete = true;
+    while (pos != std::string::npos) {
+      const size_t end = text.find(kDeferredMark, pos + 1);
+      if (end == std::string::npos) break;
+      const uint64_t id = std::strtoull(text.c_str() + pos + 1, nullptr, 10);
+      auto it = resolved_.find(id);
+      out.append(text, done, pos - done);
+      if (it != resolved_.end()) {
+        out += it->second;
+        resolved_.erase(it);
+      } else {
+        out.append(text, pos, end + 1 - pos);
+        complete = false;
+      }
+      done = end + 1;
+      pos = text.find(kDeferredMark, done);
+    }
+    out.append(text, done, std::string::npos);
+    text.swap(out);
+    return complete;
+  }
+
+  void maybe_resolve() {
+    const size_t n = encoder_.deferred_count();
+    if (n != 0 && (n >= max_deferred_ || encoder_.deferred_age_s() >= max_deferred_age_s_))
+      resolve();
+  }
+
+  // End of a step: entries whose values were never rendered (their call had no post hook)
+  // are written with null there.
+  void drop_unresolved() {
+    resolved_.clear();
+    while (!queue_.empty()) {
+      QueuedEntry& q = queue_.front();
+      std::string out;
+      for (size_t i = 0; i < q.text.size(); ++i) {
+        if (q.text[i] != kDeferredMark) { out += q.text[i]; continue; }
+        const size_t end = q.text.find(kDeferredMark, i + 1);
+        if (end == std::string::npos) break;
+        out += "null";
+        i = end;
+      }
+      session_.emit_entry(q.name, out);
+      queue_.pop_front();
+    }
   }
 
   void flush_param_grads() {
@@ -351,6 +454,14 @@ class PySession {
   ArgEncoder encoder_;
   std::string internal_prefix_;
   std::unordered_map<std::string, EntryBuilder> pending_;
+  struct QueuedEntry {
+    std::string name;
+    std::string text;
+  };
+  std::deque<QueuedEntry> queue_;                      // entries waiting for deferred values
+  std::unordered_map<uint64_t, std::string> resolved_;  // rendered, not yet substituted
+  size_t max_deferred_ = 64;
+  double max_deferred_age_s_ = 0.5;
   std::unordered_map<std::string, PendingParamGrads> param_grads_;
   std::vector<std::string> param_order_;
 };
@@ -369,6 +480,9 @@ void bind_session(nb::module_& m) {
       .def("stop", &PySession::stop)
       .def("step", &PySession::step)
       .def("close", &PySession::close)
+      .def("set_deferral", &PySession::set_deferral, "deferred_type"_a, "resolve"_a,
+           "max_pending"_a = 64, "max_age_s"_a = 0.5)
+      .def("resolve", &PySession::resolve)
       .def("flush", &PySession::flush, nb::call_guard<nb::gil_scoped_release>())
       .def("api_pre", &PySession::api_pre)
       .def("api_post", &PySession::api_post)

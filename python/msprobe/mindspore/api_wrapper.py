@@ -3,7 +3,8 @@ levels L1 and mix, from the editable list support_wrap_ops.yaml.
 
 A wrapper costs one attribute check while the probe is off. While on, it makes one call into the
 C++ session before the API and one after it; under a gradient recording it also passes the
-call's tensor inputs and outputs through a backward-capture primitive (see backward.py).
+call's tensor inputs and outputs through a backward-capture primitive (see backward.py). Tensors
+are read later (value_encoding.py), except before an in-place API runs.
 """
 import functools
 import os
@@ -109,6 +110,8 @@ def make_wrapper(original, api_name, inplace):
         state.busy = True
         try:
             idx = session.api_pre(api_name, for_core(args), for_core(kwargs))
+            if inplace and idx >= 0:
+                session.resolve()  # read what is recorded before the API changes it
         except Exception as e:
             state.on_error(e)
             idx = -1
@@ -123,6 +126,15 @@ def make_wrapper(original, api_name, inplace):
                 bw = None
         try:
             out = original(*args, **kwargs)
+        except BaseException:
+            # While dumping, kernels run as they are dispatched (pipeline.py), so a kernel that
+            # fails raises here: record its output as null, then the script meets the error.
+            if idx >= 0:
+                try:
+                    session.api_post(api_name, idx, (None,))
+                except Exception as e:
+                    state.on_error(e)
+            raise
         finally:
             state.busy = False
         if idx < 0:

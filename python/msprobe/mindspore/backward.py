@@ -20,6 +20,37 @@ except ImportError:  # pragma: no cover - MindSpore before 2.7
     from mindspore.common.api import _pynative_executor as _executor
 
 
+class _BackwardEnd:
+    """Reads the deferred tensors when a backward pass ends (value_encoding.py): an optimizer
+    that runs next, inside the dump window, updates parameters and what aliases them in place."""
+    __slots__ = ("queued",)
+
+    def __init__(self):
+        self.queued = False
+
+    def arm(self):
+        if self.queued:
+            return
+        try:
+            _executor.queue_backward_final_callback(self.fire)
+            self.queued = True
+        except Exception:  # pragma: no cover - no such callback: read at the usual bounds
+            pass
+
+    def fire(self):
+        self.queued = False
+        state = STATE
+        if state.session is None:
+            return
+        try:
+            state.session.resolve()
+        except Exception as e:  # never break training
+            state.on_error(e)
+
+
+BACKWARD_END = _BackwardEnd()
+
+
 def grad_recording():
     """True while MindSpore records the forward for a gradient (ms.grad, value_and_grad...)."""
     try:
@@ -44,6 +75,7 @@ class CallBackward:
             state = STATE
             if state.session is None or state.busy:
                 return None
+            BACKWARD_END.arm()
             state.busy = True
             try:
                 state.session.api_backward(api_name, idx, for_core(grad_outputs),

@@ -1,6 +1,7 @@
 """Cell hooks for levels L0 and mix: forward/backward data of every sub-cell of the model, its
 direct parameters and their gradients, and the cell call tree for construct.json."""
 from msprobe.core.hook_guard import guarded
+from msprobe.mindspore.backward import BACKWARD_END
 from msprobe.mindspore.hook_state import STATE
 from msprobe.mindspore.value_encoding import for_core
 
@@ -50,6 +51,7 @@ class CellHooks:
                 self._hook_params(params, prefix)
 
         def pre_backward(session, c, grad_output):
+            BACKWARD_END.arm()
             backward_names.append(session.module_pre(prefix, "backward"))
 
         def post_backward(session, c, grad_input, grad_output):
@@ -66,6 +68,7 @@ class CellHooks:
         names = [n for n, p in params.items() if p.requires_grad]
         for pname in names:
             def grad_hook(session, grad, pname=pname):
+                BACKWARD_END.arm()
                 session.param_grad(prefix, pname, for_core(grad), names)
             self.handles.append(params[pname].register_hook(_guarded(grad_hook)))
 

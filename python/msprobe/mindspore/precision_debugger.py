@@ -15,8 +15,10 @@ from msprobe.mindspore.cell_hooks import CellHooks
 from msprobe.mindspore.hook_state import STATE
 from msprobe.mindspore import kernel_dump
 from msprobe.mindspore.jit_capture import JitCapture
+from msprobe.mindspore.pipeline import PIPELINE
 from msprobe.mindspore.primitive_hooks import PrimitiveHooks
-from msprobe.mindspore.value_encoding import encode_ms_value, to_host
+from msprobe.mindspore.value_encoding import (Deferred, encode_ms_value, resolve_deferred,
+                                              to_host)
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
                               "config.json")
@@ -115,6 +117,7 @@ class PrecisionDebugger:
             return
         self.session = _core.DumpSession(cfg, "mindspore", _writer_memory_mb())
         self.session.set_types(None, np.generic, encode_ms_value, to_host, MSPROBE_DIR)
+        self.session.set_deferral(Deferred, resolve_deferred)  # see value_encoding.py
         modes = cfg.data_mode
         STATE.want_backward = "all" in modes or "backward" in modes or "forward" not in modes
         STATE.construct_all = cfg.level == "mix"
@@ -137,6 +140,7 @@ class PrecisionDebugger:
     # ---- errors never break training -------------------------------------------------------
     def _internal_error(self, exc):
         STATE.active = False
+        PIPELINE.set_synchronous(False)
         if not self.error_reported:
             self.error_reported = True
             log.error(f"internal error, dumping is disabled and training continues: "
@@ -149,6 +153,7 @@ class PrecisionDebugger:
 
     def _at_exit(self):
         STATE.active = False
+        PIPELINE.set_synchronous(False)
         if getattr(self, "session", None) is not None:
             self.session.close()
             self._report_disabled()
@@ -193,6 +198,7 @@ class PrecisionDebugger:
         on = session.start(self.rank)
         STATE.active = on and not self.error_reported
         self.jit_capture.enabled = STATE.active
+        PIPELINE.set_synchronous(STATE.active)  # see pipeline.py
         self._report_disabled()
         if on and not was_on:
             log.info(f"Dump switch is turned on at step {session.current_step}. "
@@ -218,6 +224,7 @@ class PrecisionDebugger:
         self.start_called = False
         STATE.active = False
         self.jit_capture.enabled = False
+        PIPELINE.set_synchronous(False)
         self.session.stop()
         self._report_disabled()
 
@@ -233,6 +240,7 @@ class PrecisionDebugger:
             return self.kernel and self.kernel.step()
         STATE.active = False
         self.jit_capture.enabled = False
+        PIPELINE.set_synchronous(False)
         self.session.step()
         self._report_disabled()
 
@@ -244,6 +252,7 @@ class PrecisionDebugger:
             return
         if getattr(self, "_initialized", False) and self.kernel is False:
             STATE.active = False
+            PIPELINE.set_synchronous(False)
             self.session.step()
             self.session.close()
             self.api_patcher.uninstall()

@@ -6,7 +6,7 @@ from msprobe.mindspore.hook_state import STATE
 from msprobe.mindspore.value_encoding import for_core
 
 
-def _wrap_call(original_call, api_name):
+def _wrap_call(original_call, api_name, side_effect):
     state = STATE
 
     def __call__(prim, *args, **kwargs):
@@ -16,6 +16,8 @@ def _wrap_call(original_call, api_name):
         state.busy = True
         try:
             idx = session.api_pre(api_name, for_core(args), for_core(kwargs))
+            if side_effect and idx >= 0:
+                session.resolve()  # it may write its inputs: read them first
         except Exception as e:
             state.on_error(e)
             idx = -1
@@ -30,6 +32,15 @@ def _wrap_call(original_call, api_name):
                 bw = None
         try:
             out = original_call(prim, *args, **kwargs)
+        except BaseException:
+            # While dumping, kernels run as they are dispatched (pipeline.py), so a kernel that
+            # fails raises here: record its output as null, then the script meets the error.
+            if idx >= 0:
+                try:
+                    session.api_post(api_name, idx, (None,))
+                except Exception as e:
+                    state.on_error(e)
+            raise
         finally:
             state.busy = False
         if idx < 0:
@@ -64,8 +75,9 @@ class PrimitiveHooks:
                     seen.add(id(value))
                     cls = value.__class__
                     api_name = f"Primitive.{attr}.{cls.__name__}"
+                    side_effect = bool(getattr(value, "attrs", {}).get("side_effect_mem"))
                     hooked = type(cls.__name__, (cls,),
-                                  {"__call__": _wrap_call(cls.__call__, api_name),
+                                  {"__call__": _wrap_call(cls.__call__, api_name, side_effect),
                                    "__msprobe_hooked__": True})
                     try:
                         value.__class__ = hooked

@@ -9,6 +9,16 @@ The core reads tensors through the buffer/DLPack protocols. A mindspore.Tensor h
     `asnumpy()` has synchronised the tensor, so that dump.json says "BFloat16" and the .npy file
     holds float32 (the original's rule).
 Containers are rebuilt around the converted tensors; everything else passes through unchanged.
+
+Reads are deferred. PyNative runs kernels asynchronously, and waiting for one from Python costs
+about a millisecond (the runtime's queue threads have to wake up and drain), more than most
+kernels; reading every tensor at once would also stop Python from running ahead of the kernels.
+So a tensor is handed over as `Deferred(tensor)`: the core writes a placeholder and reads all
+deferred tensors together (one wait) at most 64 values or 0.5 s later, at stop()/step(), when a
+backward pass ends (before an optimizer can run), and before an in-place API or a Primitive with
+side effects runs. The values are the same as an immediate read: a recorded tensor changes only
+in place, and Parameters, which optimizers and BatchNorm update in place without a wrapped API,
+are read at once.
 """
 import numpy as np
 
@@ -67,10 +77,28 @@ def tensor_for_core(t):
     return _Described({"type": "mindspore.Tensor", "dtype": str(t.dtype), "shape": list(t.shape)})
 
 
+class Deferred:
+    """A tensor the core reads later, through resolve_deferred()."""
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+
+def resolve_deferred(d):
+    return tensor_for_core(d.tensor)
+
+
+_Parameter = ms.Parameter
+
+
 def for_core(value, depth=0):
-    """Returns `value` with every MindSpore tensor replaced by something the core can view."""
+    """Returns `value` with every MindSpore tensor replaced by something the core can view (or
+    will view: Deferred)."""
     if isinstance(value, TENSOR_TYPES):
-        return tensor_for_core(value)
+        if isinstance(value, _Parameter):
+            return tensor_for_core(value)
+        return Deferred(value)
     if depth >= MAX_DEPTH:
         return value
     t = type(value)
