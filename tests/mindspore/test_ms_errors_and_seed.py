@@ -25,8 +25,8 @@ def run(tmp_path, body):
 
 
 @pytest.mark.parametrize("kwargs,expected", [
-    ("task='dump'", "'task' must be one of"),
-    ("level='L3'", "'level' must be one of"),
+    ("task='dump'", 'argument: "task" must be one of'),
+    ("level='L3'", 'argument: "level" must be one of'),
     ("dump_path=3", "'dump_path' must be a str"),
     ("config_path=['x']", "'config_path' must be a str"),
     ("step=3", "'step' must be a list"),

@@ -9,6 +9,7 @@ import mindspore as ms
 
 from msprobe import _core
 from msprobe.core import log
+from msprobe.core.debugger_support import ProblemReport, check_argument_types, writer_memory_mb
 from msprobe.core.errors import MsprobeException
 from msprobe.mindspore.api_wrapper import ApiPatcher
 from msprobe.mindspore.cell_hooks import CellHooks
@@ -23,23 +24,9 @@ from msprobe.mindspore.value_encoding import (Deferred, encode_ms_value, resolve
 DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
                               "config.json")
 MSPROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-TASKS = ("tensor", "statistics", "overflow_check", "free_benchmark", "run_ut", "grad_probe")
-LEVELS = ("L0", "L1", "L2", "mix")
 DUMP_TASKS = ("statistics", "tensor")
 NOT_CREATED = "PrecisionDebugger instance is not created."
 STOP_WITHOUT_START = "debugger.start() is not set in the current scope."
-
-
-def _writer_memory_mb():
-    value = os.environ.get("MSPROBE_WRITER_MEMORY_MB", "512")
-    try:
-        mb = int(value)
-        if mb <= 0:
-            raise ValueError
-        return mb
-    except ValueError:
-        raise MsprobeException(
-            f"MSPROBE_WRITER_MEMORY_MB must be a positive integer (MiB), got {value!r}") from None
 
 
 def _check_model(model):
@@ -78,21 +65,7 @@ class PrecisionDebugger:
     def __init__(self, config_path=None, task=None, dump_path=None, level=None, step=None):
         if self._initialized:
             return
-        if config_path is not None and not isinstance(config_path, str):
-            raise MsprobeException(f"PrecisionDebugger: 'config_path' must be a str, "
-                                   f"got {type(config_path).__name__}")
-        if task is not None and task not in TASKS:
-            raise MsprobeException(f"PrecisionDebugger: 'task' must be one of {', '.join(TASKS)}, "
-                                   f"got {task!r}")
-        if dump_path is not None and not isinstance(dump_path, str):
-            raise MsprobeException(f"PrecisionDebugger: 'dump_path' must be a str, "
-                                   f"got {type(dump_path).__name__}")
-        if level is not None and level not in LEVELS:
-            raise MsprobeException(f"PrecisionDebugger: 'level' must be one of "
-                                   f"{', '.join(LEVELS)}, got {level!r}")
-        if step is not None and not isinstance(step, list):
-            raise MsprobeException(f"PrecisionDebugger: 'step' must be a list, "
-                                   f"got {type(step).__name__}")
+        check_argument_types(config_path, task, dump_path, level, step)
         config_path = config_path or DEFAULT_CONFIG
         cfg = _core.load_config(config_path, "mindspore", task=task, dump_path=dump_path,
                                 level=level, step=step)
@@ -115,7 +88,7 @@ class PrecisionDebugger:
                             "needs msprobe's adump build on Ascend; nothing is dumped)")
             self._initialized = True
             return
-        self.session = _core.DumpSession(cfg, "mindspore", _writer_memory_mb())
+        self.session = _core.DumpSession(cfg, "mindspore", writer_memory_mb())
         self.session.set_types(None, np.generic, encode_ms_value, to_host, MSPROBE_DIR)
         self.session.set_deferral(Deferred, resolve_deferred)  # see value_encoding.py
         modes = cfg.data_mode
@@ -128,7 +101,7 @@ class PrecisionDebugger:
         self.jit_capture = JitCapture(self.api_patcher)
         self.first_start = True
         self.start_called = False
-        self.error_reported = False
+        self.problems = ProblemReport()
         self.end_reported = False
         STATE.session = self.session
         STATE.on_error = self._internal_error
@@ -141,15 +114,10 @@ class PrecisionDebugger:
     def _internal_error(self, exc):
         STATE.active = False
         PIPELINE.set_synchronous(False)
-        if not self.error_reported:
-            self.error_reported = True
-            log.error(f"internal error, dumping is disabled and training continues: "
-                      f"{type(exc).__name__}: {exc}")
+        self.problems.internal_error(exc)
 
     def _report_disabled(self):
-        if self.session.disabled and not self.error_reported:
-            self.error_reported = True
-            log.error(f"{self.session.disabled_reason}; dumping is disabled, training continues")
+        self.problems.session_disabled(self.session)
 
     def _at_exit(self):
         STATE.active = False
@@ -196,7 +164,7 @@ class PrecisionDebugger:
             self.rank = rank
         was_on = session.switch_on
         on = session.start(self.rank)
-        STATE.active = on and not self.error_reported
+        STATE.active = on and not self.problems.reported
         self.jit_capture.enabled = STATE.active
         PIPELINE.set_synchronous(STATE.active)  # see pipeline.py
         self._report_disabled()

@@ -7,6 +7,7 @@ import torch
 
 from msprobe import _core
 from msprobe.core import log
+from msprobe.core.debugger_support import ProblemReport, check_argument_types, writer_memory_mb
 from msprobe.core.errors import MsprobeException
 from msprobe.pytorch.api_wrapper import ApiPatcher
 from msprobe.pytorch.construct_regions import ConstructRegions
@@ -18,18 +19,6 @@ from msprobe.pytorch.value_encoding import encode_torch_value, to_host
 DEFAULT_CONFIG = os.path.realpath(os.path.join(os.path.dirname(os.path.dirname(__file__)), "config.json"))
 DUMP_TASKS = ("statistics", "tensor")
 MSPROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _writer_memory_mb():
-    value = os.environ.get("MSPROBE_WRITER_MEMORY_MB", "512")
-    try:
-        mb = int(value)
-        if mb <= 0:
-            raise ValueError
-        return mb
-    except ValueError:
-        raise MsprobeException(
-            f"MSPROBE_WRITER_MEMORY_MB must be a positive integer (MiB), got {value!r}") from None
 
 
 def _check_model(model):
@@ -58,14 +47,7 @@ class PrecisionDebugger:
                  step=None):
         if self._initialized:
             return
-        for arg, value in (("config_path", config_path), ("task", task),
-                           ("dump_path", dump_path), ("level", level)):
-            if value is not None and not isinstance(value, str):
-                raise MsprobeException(f"PrecisionDebugger: '{arg}' must be a str, "
-                                       f"got {type(value).__name__}")
-        if step is not None and not isinstance(step, list):
-            raise MsprobeException(f"PrecisionDebugger: 'step' must be a list, "
-                                   f"got {type(step).__name__}")
+        check_argument_types(config_path, task, dump_path, level, step)
         _check_model(model)
         self.config = _core.load_config(config_path or DEFAULT_CONFIG, "pytorch", task=task,
                                         dump_path=dump_path, level=level, step=step)
@@ -80,12 +62,12 @@ class PrecisionDebugger:
         if model is not None:
             log.warning("passing 'model' to PrecisionDebugger is deprecated; use start(model)")
         self.model = model
-        self.session = _core.DumpSession(cfg, "pytorch", _writer_memory_mb())
+        self.session = _core.DumpSession(cfg, "pytorch", writer_memory_mb())
         self.session.set_types(torch.Size, np.generic, encode_torch_value, to_host, MSPROBE_DIR)
         self.api_patcher = ApiPatcher()
         self.module_hooks = ModuleHooks()
         self.modules_registered = False
-        self.error_reported = False
+        self.problems = ProblemReport()
         STATE.session = self.session
         STATE.on_error = self._internal_error
         self.regions = ConstructRegions()
@@ -106,15 +88,10 @@ class PrecisionDebugger:
     # ---- errors never break training -------------------------------------------------------
     def _internal_error(self, exc):
         STATE.active = False
-        if not self.error_reported:
-            self.error_reported = True
-            log.error(f"internal error, dumping is disabled and training continues: "
-                      f"{type(exc).__name__}: {exc}")
+        self.problems.internal_error(exc)
 
     def _report_disabled(self):
-        if self.session.disabled and not self.error_reported:
-            self.error_reported = True
-            log.error(f"{self.session.disabled_reason}; dumping is disabled, training continues")
+        self.problems.session_disabled(self.session)
 
     def _at_exit(self):
         STATE.active = False
@@ -158,7 +135,7 @@ class PrecisionDebugger:
             self.modules_registered = True
         was_on = session.switch_on
         on = session.start(rank)
-        STATE.active = on and not self.error_reported
+        STATE.active = on and not self.problems.reported
         self._report_disabled()
         if on and not was_on:
             log.info(f"Dump switch is turned on at step {session.current_step}. "

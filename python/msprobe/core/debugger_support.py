@@ -1,0 +1,49 @@
+"""What the PyTorch and MindSpore PrecisionDebuggers share: the writer's memory budget, the type
+checks of the constructor's arguments (their values are checked by the C++ config loader), and
+reporting the first problem of a dump once while training goes on."""
+import os
+
+from msprobe.core import log
+from msprobe.core.errors import MsprobeException
+
+
+def writer_memory_mb():
+    value = os.environ.get("MSPROBE_WRITER_MEMORY_MB", "512")
+    try:
+        mb = int(value)
+        if mb <= 0:
+            raise ValueError
+        return mb
+    except ValueError:
+        raise MsprobeException(
+            f"MSPROBE_WRITER_MEMORY_MB must be a positive integer (MiB), got {value!r}") from None
+
+
+def check_argument_types(config_path, task, dump_path, level, step):
+    for arg, value in (("config_path", config_path), ("task", task),
+                       ("dump_path", dump_path), ("level", level)):
+        if value is not None and not isinstance(value, str):
+            raise MsprobeException(f"PrecisionDebugger: '{arg}' must be a str, "
+                                   f"got {type(value).__name__}")
+    if step is not None and not isinstance(step, list):
+        raise MsprobeException(f"PrecisionDebugger: 'step' must be a list, "
+                               f"got {type(step).__name__}")
+
+
+class ProblemReport:
+    """One error line for the first problem (an internal error, or the session disabling itself
+    after an I/O failure); the caller has already stopped collecting."""
+
+    def __init__(self):
+        self.reported = False
+
+    def internal_error(self, exc):
+        if not self.reported:
+            self.reported = True
+            log.error(f"internal error, dumping is disabled and training continues: "
+                      f"{type(exc).__name__}: {exc}")
+
+    def session_disabled(self, session):
+        if session.disabled and not self.reported:
+            self.reported = True
+            log.error(f"{session.disabled_reason}; dumping is disabled, training continues")
