@@ -12,9 +12,8 @@ import os
 import yaml
 
 from msprobe.core import log
-from msprobe.mindspore.backward import grad_recording, new_call_backward
 from msprobe.mindspore.hook_state import STATE
-from msprobe.mindspore.value_encoding import for_core
+from msprobe.mindspore.recorded_call import recorded_call
 
 SUPPORT_WRAP_OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support_wrap_ops.yaml")
 
@@ -106,49 +105,9 @@ def make_wrapper(original, api_name, inplace):
     def wrapper(*args, **kwargs):
         if not state.active or state.busy:
             return original(*args, **kwargs)
-        session = state.session
-        state.busy = True
-        try:
-            idx = session.api_pre(api_name, for_core(args), for_core(kwargs))
-            if inplace and idx >= 0:
-                session.resolve()  # read what is recorded before the API changes it
-        except Exception as e:
-            state.on_error(e)
-            idx = -1
-        bw = None
-        if idx >= 0 and not inplace and state.hook_backward and grad_recording():
-            try:
-                bw = new_call_backward(api_name, idx)
-                if bw is not None:
-                    args = bw.wrap(args)
-            except Exception as e:
-                state.on_error(e)
-                bw = None
-        try:
-            out = original(*args, **kwargs)
-        except BaseException:
-            # While dumping, kernels run as they are dispatched (pipeline.py), so a kernel that
-            # fails raises here: record its output as null, then the script meets the error.
-            if idx >= 0:
-                try:
-                    session.api_post(api_name, idx, (None,))
-                except Exception as e:
-                    state.on_error(e)
-            raise
-        finally:
-            state.busy = False
-        if idx < 0:
-            return out
-        state.busy = True
-        try:
-            collected = session.api_post(api_name, idx, for_core(out))
-            if bw is not None and (collected or state.construct_all):
-                out = bw.wrap(out)
-        except Exception as e:
-            state.on_error(e)
-        finally:
-            state.busy = False
-        return out
+        # In-place APIs: their arguments are read before they change, and get no backward
+        # capture (it would hand the API copies).
+        return recorded_call(original, api_name, args, kwargs, inplace, not inplace)
 
     wrapper.__msprobe_original__ = original
     return wrapper

@@ -10,10 +10,9 @@ PIJit functions (capture_mode="bytecode") run eagerly while dumping: see pijit_e
 """
 from mindspore.nn import Cell
 
-from msprobe.mindspore.backward import grad_recording, new_call_backward
 from msprobe.mindspore.hook_state import STATE
 from msprobe.mindspore.pijit_eager import PIJitEager
-from msprobe.mindspore.value_encoding import for_core
+from msprobe.mindspore.recorded_call import recorded_call
 
 
 def _executor_module():
@@ -75,40 +74,14 @@ class JitCapture:
                     return original.__call__(self, *args, **kwargs)
                 fn = getattr(self, "fn", None) or getattr(self, "_fn", None)
                 api_name = "Jit." + jit_name(fn, args)
-                session = state.session
-                state.busy = True
-                try:
-                    idx = session.api_pre(api_name, for_core(args), {})
-                except Exception as e:
-                    state.on_error(e)
-                    idx = -1
-                bw = None
                 # A jit-compiled method gets its Cell first: only the rest are inputs.
                 head = 1 if getattr(self, "obj", None) is not None else 0
-                if idx >= 0 and len(args) > head and state.hook_backward and grad_recording():
-                    try:
-                        bw = new_call_backward(api_name, idx)
-                        if bw is not None:
-                            args = tuple(args[:head]) + tuple(bw.wrap(tuple(args[head:])))
-                    except Exception as e:
-                        state.on_error(e)
-                        bw = None
-                try:
+
+                def run(*a, **k):
                     with capture.api_patcher.suspended():
-                        out = original.__call__(self, *args, **kwargs)
-                finally:
-                    state.busy = False
-                if idx >= 0:
-                    state.busy = True
-                    try:
-                        collected = session.api_post(api_name, idx, for_core(out))
-                        if bw is not None and (collected or state.construct_all):
-                            out = bw.wrap(out)
-                    except Exception as e:
-                        state.on_error(e)
-                    finally:
-                        state.busy = False
-                return out
+                        return original.__call__(self, *a, **k)
+
+                return recorded_call(run, api_name, args, kwargs, head=head, record_kwargs=False)
 
         RecordingExecutor.__name__ = original.__name__
         RecordingExecutor.__qualname__ = original.__qualname__

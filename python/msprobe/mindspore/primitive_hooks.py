@@ -1,9 +1,10 @@
 """Primitive capture (levels L1 and mix, when start(model) is given): every mindspore.ops
 Primitive stored as an attribute of a cell of the model is recorded as
 Primitive.{attribute}.{PrimitiveClass}.{n}.forward / .backward."""
-from msprobe.mindspore.backward import grad_recording, new_call_backward
+import functools
+
 from msprobe.mindspore.hook_state import STATE
-from msprobe.mindspore.value_encoding import for_core
+from msprobe.mindspore.recorded_call import recorded_call
 
 
 def _wrap_call(original_call, api_name, side_effect):
@@ -12,49 +13,9 @@ def _wrap_call(original_call, api_name, side_effect):
     def __call__(prim, *args, **kwargs):
         if not state.active or state.busy:
             return original_call(prim, *args, **kwargs)
-        session = state.session
-        state.busy = True
-        try:
-            idx = session.api_pre(api_name, for_core(args), for_core(kwargs))
-            if side_effect and idx >= 0:
-                session.resolve()  # it may write its inputs: read them first
-        except Exception as e:
-            state.on_error(e)
-            idx = -1
-        bw = None
-        if idx >= 0 and state.hook_backward and grad_recording():
-            try:
-                bw = new_call_backward(api_name, idx)
-                if bw is not None:
-                    args = bw.wrap(args)
-            except Exception as e:
-                state.on_error(e)
-                bw = None
-        try:
-            out = original_call(prim, *args, **kwargs)
-        except BaseException:
-            # While dumping, kernels run as they are dispatched (pipeline.py), so a kernel that
-            # fails raises here: record its output as null, then the script meets the error.
-            if idx >= 0:
-                try:
-                    session.api_post(api_name, idx, (None,))
-                except Exception as e:
-                    state.on_error(e)
-            raise
-        finally:
-            state.busy = False
-        if idx < 0:
-            return out
-        state.busy = True
-        try:
-            collected = session.api_post(api_name, idx, for_core(out))
-            if bw is not None and (collected or state.construct_all):
-                out = bw.wrap(out)
-        except Exception as e:
-            state.on_error(e)
-        finally:
-            state.busy = False
-        return out
+        # A side-effect Primitive may write its inputs: they are read before it runs.
+        return recorded_call(functools.partial(original_call, prim), api_name, args, kwargs,
+                             side_effect)
 
     return __call__
 
