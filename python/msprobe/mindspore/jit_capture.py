@@ -51,11 +51,10 @@ def jit_name(fn, args):
 class JitCapture:
     def __init__(self, api_patcher):
         self.api_patcher = api_patcher
-        self.enabled = False
         self.module = None
         self.attr = None
         self.original = None
-        self.pijit = PIJitEager(lambda: self.enabled and STATE.active)
+        self.pijit = PIJitEager(lambda: STATE.active)
 
     def install(self):
         if self.original is not None:
@@ -70,7 +69,7 @@ class JitCapture:
         class RecordingExecutor(original):
             def __call__(self, *args, **kwargs):
                 state = STATE
-                if not (capture.enabled and state.active) or state.busy:
+                if not state.active or state.busy:
                     return original.__call__(self, *args, **kwargs)
                 fn = getattr(self, "fn", None) or getattr(self, "_fn", None)
                 api_name = "Jit." + jit_name(fn, args)

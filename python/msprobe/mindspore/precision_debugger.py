@@ -165,7 +165,6 @@ class PrecisionDebugger:
         was_on = session.switch_on
         on = session.start(self.rank)
         STATE.active = on and not self.problems.reported
-        self.jit_capture.enabled = STATE.active
         PIPELINE.set_synchronous(STATE.active)  # see pipeline.py
         self._report_disabled()
         if on and not was_on:
@@ -191,7 +190,6 @@ class PrecisionDebugger:
             raise Exception(STOP_WITHOUT_START)
         self.start_called = False
         STATE.active = False
-        self.jit_capture.enabled = False
         PIPELINE.set_synchronous(False)
         self.session.stop()
         self._report_disabled()
@@ -207,7 +205,6 @@ class PrecisionDebugger:
         if self.kernel is not False:
             return self.kernel and self.kernel.step()
         STATE.active = False
-        self.jit_capture.enabled = False
         PIPELINE.set_synchronous(False)
         self.session.step()
         self._report_disabled()
