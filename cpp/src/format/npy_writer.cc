@@ -8,7 +8,7 @@
 #include <string>
 
 #include "msprobe/base/error.h"
-#include "msprobe/format/zip_writer.h"
+#include "msprobe/format/buffer_pool.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "npy_writer writes the host's bytes with '<' descriptors"
@@ -82,8 +82,7 @@ std::string encode_npy(const TensorView& t) {
   const std::string header = npy_header(t);
   const int64_t numel = t.numel();
   const size_t out_esz = t.dtype == DType::kBFloat16 ? 4 : dtype_size(t.dtype);
-  std::string out;
-  resize_output_buffer(out, header.size() + (size_t)numel * out_esz);
+  std::string out = take_output_buffer(header.size() + (size_t)numel * out_esz);
   std::memcpy(&out[0], header.data(), header.size());
   char* dst = &out[0] + header.size();
   if (t.dtype == DType::kBFloat16) {

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "msprobe/base/error.h"
+#include "msprobe/format/buffer_pool.h"
 #include "msprobe/format/zip_writer.h"
 #include "msprobe/stats/tensor_stats.h"
 
@@ -254,8 +255,7 @@ std::string encode_pt(const TensorView& t, const std::string& archive_name, bool
   if (total > (uint64_t)std::string().max_size()) {
     throw FileError("encode_pt: " + std::to_string(total) + " bytes do not fit in memory");
   }
-  std::string out;
-  resize_output_buffer(out, (size_t)total);
+  std::string out = take_output_buffer((size_t)total);
   char* base = &out[0];
   for (size_t i = 0; i < 7; ++i) {
     char* dst = base + zip.data_offset(i);

@@ -7,8 +7,6 @@
 #include <cstring>
 #include <utility>
 
-#include "msprobe/format/buffer_pool.h"
-
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -69,8 +67,6 @@ void advise_huge_pages(void* p, size_t size) {
   (void)size;
 #endif
 }
-
-void resize_output_buffer(std::string& out, size_t size) { out = take_output_buffer(size); }
 
 StoredZipWriter::StoredZipWriter(uint64_t alignment, uint64_t zip64_limit)
     : alignment_(alignment), limit_(zip64_limit) {

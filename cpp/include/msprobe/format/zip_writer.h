@@ -16,12 +16,8 @@
 
 namespace msprobe {
 
-// Output buffers of the file encoders. Filling a fresh multi-MiB buffer costs more in first-touch
-// page faults than in copying, so buffers come from the pool of written ones (buffer_pool.h),
-// and fresh large ones ask for transparent huge pages (Linux, where the system allows it).
-// Sizes `out` (assumed empty) to `size` bytes that the caller then overwrites.
-void resize_output_buffer(std::string& out, size_t size);
-// Advises huge pages for the whole 2 MiB pages inside [p, p + size) when size >= 4 MiB.
+// Advises huge pages for the whole 2 MiB pages inside [p, p + size) when size >= 4 MiB: filling a
+// fresh multi-MiB buffer costs more in first-touch page faults than in copying.
 void advise_huge_pages(void* p, size_t size);
 
 class StoredZipWriter {
