@@ -2,7 +2,7 @@
 Comparator, cell by cell, on generated output pairs covering every standard, dtype and edge
 case (zeros, inf/nan, small values, overflow, ints, bool, shape and dtype mismatches).
 
-The original is run in its own venv (/work/orig, or $MSPROBE_ORIG_PYTHON) on the same tensors
+The original is run in its own venv (../orig, or $MSPROBE_ORIG_PYTHON) on the same tensors
 (torch.save'd); the test is skipped when it is not installed."""
 import json
 import math
@@ -16,7 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 from msprobe import _core  # noqa: E402
 
-ORIG_PYTHON = os.environ.get("MSPROBE_ORIG_PYTHON", "/work/orig/bin/python")
+ORIG_PYTHON = os.environ.get("MSPROBE_ORIG_PYTHON", "../orig/bin/python")
 
 # Runs Comparator._compare_core of the original on every case and prints the details cells as
 # its CSV writer formats them ("{:.14f}" for Python floats, str() for the rest).
