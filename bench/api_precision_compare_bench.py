@@ -123,7 +123,7 @@ def outputs(folder):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", type=int, default=50000)
-    ap.add_argument("--original", default="/work/orig/bin/msprobe")
+    ap.add_argument("--original", default="../orig/bin/msprobe")
     ap.add_argument("--skip-original", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -5,7 +5,7 @@
 
 For every repetition, every mode of bench/gpt_step.py runs once with our package (this tree,
 built into build/dev-bench and put on PYTHONPATH, never installed) and once with the original
-(a separate virtual environment, /work/orig/bin/python, clean environment without PYTHONPATH),
+(a separate virtual environment, ../orig/bin/python, clean environment without PYTHONPATH),
 interleaved: mode order rotates per repetition and the package order alternates per mode, so
 that slow drifts in machine load hit both packages alike. Ratios are always against the
 "none" step of the same package's interpreter. Then the C++ statistics microbenchmark
@@ -562,7 +562,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=3, help="processes per (package, mode)")
     ap.add_argument("--modes", default=",".join(MODES), help="comma-separated subset")
-    ap.add_argument("--orig-python", default="/work/orig/bin/python",
+    ap.add_argument("--orig-python", default="../orig/bin/python",
                     help="interpreter of the virtual environment with mindstudio-probe 1.2.1")
     ap.add_argument("--no-build", action="store_true",
                     help="use the existing build/dev-bench instead of running dev_build.sh")

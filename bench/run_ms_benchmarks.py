@@ -6,7 +6,7 @@ bench/RESULTS_mindspore.md (generated, never edited by hand).
 
 For every repetition, every mode of bench/ms_decoder_step.py (none, off, L0, L1, mix statistics)
 runs once with our package (this tree built by scripts/dev_build.sh, put on PYTHONPATH of
-build/ms-venv/bin/python, never installed) and once with the original (/work/orig_ms/bin/python:
+build/ms-venv/bin/python, never installed) and once with the original (../orig_ms/bin/python:
 its own virtual environment with MindSpore 2.10 and mindstudio-probe 1.2.1, clean environment,
 plus tests/mindspore/orig_shim.py, which 1.2.1 needs to import and run on MindSpore 2.10),
 interleaved: mode order rotates per repetition, package order alternates per mode. Ratios are
@@ -226,7 +226,7 @@ def main():
     ap.add_argument("--ours-python", default=os.path.join(ROOT, "build", "ms-venv", "bin",
                                                           "python"),
                     help="an interpreter with MindSpore and NumPy<2 (default build/ms-venv)")
-    ap.add_argument("--orig-python", default="/work/orig_ms/bin/python")
+    ap.add_argument("--orig-python", default="../orig_ms/bin/python")
     ap.add_argument("--no-orig", action="store_true")
     ap.add_argument("--overlay", default=None,
                     help="PYTHONPATH of an existing dev build (skips scripts/dev_build.sh bench)")

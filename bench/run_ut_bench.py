@@ -1,6 +1,6 @@
 """run_ut throughput: ours vs the original msprobe 1.2.1 on the same dumps, side by side.
 
-    python bench/run_ut_bench.py [--orig-python /work/orig/bin/python] [--repeat 7] [--runs 3]
+    python bench/run_ut_bench.py [--orig-python ../orig/bin/python] [--repeat 7] [--runs 3]
                                  [--out bench/RESULTS_run_ut.md]
 
 Needs our msprobe importable (e.g. `eval "$(scripts/dev_build.sh bench)"`) and torch. Two dumps:
@@ -8,7 +8,7 @@ Needs our msprobe importable (e.g. `eval "$(scripts/dev_build.sh bench)"`) and t
     with our PrecisionDebugger(task="tensor", level="L1") -> >= 500 forward API calls with .pt files;
   * statistics only: tests/fixtures/run_ut_1.2.1/synthetic.py mixed_entries (inputs generated).
 Each tool runs the whole command in a fresh process (the original through
-/work/shared/tools/original_run_ut_on_cpu.py: its run_ut with the CPU as the device, as ours uses
+../shared/tools/original_run_ut_on_cpu.py: its run_ut with the CPU as the device, as ours uses
 the CPU here); the time of the same command on an empty dump (start-up: imports) is measured too,
 so the table gives APIs/s both end to end and for the replay loop alone. Both tools' verdicts on the
 real-data dump are compared (they must agree).
@@ -28,7 +28,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "run_ut_1.2.1")
-ORIG_TOOL = "/work/shared/tools/original_run_ut_on_cpu.py"
+ORIG_TOOL = "../shared/tools/original_run_ut_on_cpu.py"
 
 
 def make_real_dump(workdir, repeat):
@@ -103,7 +103,7 @@ def measure(label, make_cmd, dump, empty, runs, tmp, env=None):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--orig-python", default="/work/orig/bin/python")
+    ap.add_argument("--orig-python", default="../orig/bin/python")
     ap.add_argument("--repeat", type=int, default=7, help="body() calls in the real-data dump")
     ap.add_argument("--stat-apis", type=int, default=600)
     ap.add_argument("--runs", type=int, default=3, help="runs of our tool per case (median)")

@@ -45,3 +45,9 @@ def run_python(code_or_path, *args, cwd=None, env=None, timeout=300, check=True)
     if check and r.returncode != 0:
         raise AssertionError(f"exit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}")
     return r
+
+
+def pytest_addoption(parser):
+    parser.addoption("--regenerate-original", metavar="ORIGINAL_PYTHON", default=None,
+                     help="re-run the original msprobe 1.2.1 (that venv's python) to rewrite the "
+                          "golden fixtures of tests that support it")

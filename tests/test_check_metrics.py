@@ -2,8 +2,10 @@
 Comparator, cell by cell, on generated output pairs covering every standard, dtype and edge
 case (zeros, inf/nan, small values, overflow, ints, bool, shape and dtype mismatches).
 
-The original is run in its own venv (/work/orig, or $MSPROBE_ORIG_PYTHON) on the same tensors
-(torch.save'd); the test is skipped when it is not installed."""
+The original's cells are a checked-in fixture (tests/fixtures/check_metrics_1.2.1/original_rows.json)
+made by running the original in its own venv on the same tensors:
+    python -m pytest tests/test_check_metrics.py --regenerate-original ../orig/bin/python
+(or MSPROBE_ORIG_PYTHON=... with --regenerate-original given no path)."""
 import json
 import math
 import os
@@ -16,7 +18,8 @@ import pytest
 torch = pytest.importorskip("torch")
 from msprobe import _core  # noqa: E402
 
-ORIG_PYTHON = os.environ.get("MSPROBE_ORIG_PYTHON", "/work/orig/bin/python")
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "check_metrics_1.2.1",
+                       "original_rows.json")
 
 # Runs Comparator._compare_core of the original on every case and prints the details cells as
 # its CSV writer formats them ("{:.14f}" for Python floats, str() for the rest).
@@ -126,19 +129,27 @@ def _close(ours, theirs):
     return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-12)
 
 
-@pytest.fixture(scope="module")
-def original_rows(tmp_path_factory):
-    if not os.path.exists(ORIG_PYTHON):
-        pytest.skip("the original msprobe 1.2.1 venv is not installed")
-    cases = build_cases()
-    path = tmp_path_factory.mktemp("orig") / "cases.pt"
-    torch.save(cases, str(path))
+def _run_original(orig_python, cases, tmp_dir):
+    path = os.path.join(tmp_dir, "cases.pt")
+    torch.save(cases, path)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # not our overlay
-    r = subprocess.run([ORIG_PYTHON, "-c", ORIG_SCRIPT, str(path)], capture_output=True, text=True,
+    r = subprocess.run([orig_python, "-c", ORIG_SCRIPT, path], capture_output=True, text=True,
                        timeout=600, env=env)
-    if r.returncode != 0:
-        pytest.skip(f"the original could not run: {r.stderr[-1500:]}")
-    return cases, json.loads(r.stdout.strip().splitlines()[-1])
+    assert r.returncode == 0, f"the original could not run: {r.stderr[-1500:]}"
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def original_rows(request, tmp_path_factory):
+    cases = build_cases()
+    orig_python = request.config.getoption("--regenerate-original", default=None)
+    if orig_python:
+        rows = _run_original(orig_python, cases, str(tmp_path_factory.mktemp("orig")))
+        os.makedirs(os.path.dirname(FIXTURE), exist_ok=True)
+        with open(FIXTURE, "w") as f:
+            json.dump(rows, f, indent=0)
+    with open(FIXTURE) as f:
+        return cases, json.load(f)
 
 
 def test_compare_output_matches_original(original_rows):

@@ -2,7 +2,7 @@
 msprobe 1.2.1 once per config in configs/, each in a fresh temporary directory, and keeps
 dump.json, stack.json, construct.json, a listing of dump_tensor_data and (for tensor tasks) the
 .npy files. Usage:
-    python tests/mindspore/make_original_fixtures.py --python /work/orig_ms/bin/python"""
+    python tests/mindspore/make_original_fixtures.py --python ../orig_ms/bin/python"""
 import argparse
 import os
 import shutil

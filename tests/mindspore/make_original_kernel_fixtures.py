@@ -2,7 +2,7 @@
 kernel_configs/cases.json, runs kernel_start.py with the ORIGINAL msprobe 1.2.1 in a fresh
 temporary directory and keeps the dump configuration file it wrote (kernel_kbyk_dump.json or
 kernel_graph_dump.json) and the environment it set (env.json). Usage:
-    python tests/mindspore/make_original_kernel_fixtures.py --python /work/orig_ms/bin/python"""
+    python tests/mindspore/make_original_kernel_fixtures.py --python ../orig_ms/bin/python"""
 import argparse
 import json
 import os

@@ -1,6 +1,6 @@
 """Regenerate tests/fixtures/original_1.2.1 with the ORIGINAL msprobe 1.2.1.
 
-    python3 tests/parity/make_original_fixtures.py --python /work/orig/bin/python [NAME ...]
+    python3 tests/parity/make_original_fixtures.py --python ../orig/bin/python [NAME ...]
 
 For every configs/<name>.json: run parity_model.py in a fresh temporary working directory with
 the given interpreter (which must have mindstudio-probe 1.2.1 installed), then copy
@@ -98,7 +98,7 @@ def run_one(python, name, out_root, steps, site):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--python", default="/work/orig/bin/python")
+    parser.add_argument("--python", default="../orig/bin/python")
     parser.add_argument("--out", default=DEFAULT_OUT)
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("names", nargs="*", help="config names (default: all in configs/)")

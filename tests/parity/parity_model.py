@@ -2,7 +2,7 @@
 
 Runs unchanged with our ``msprobe`` and with the original msprobe 1.2.1 (both provide
 ``from msprobe.pytorch import PrecisionDebugger, seed_all``), so the two dump folders can be
-compared entry by entry (see /work/shared/tools/dump_diff.py and tests/fixtures/original_1.2.1).
+compared entry by entry (see ../shared/tools/dump_diff.py and tests/fixtures/original_1.2.1).
 
     python parity_model.py --config CONFIG.json --steps 2
 
