@@ -101,7 +101,7 @@ TEST(ReaderTensorStore, ConfinesNamesToTheFolder) {
   refused("missing.pt", "tensor file not found: " + dir + "/missing.pt");
   refused("in.txt", "tensor file not found");
   write_file(dir + "/in.txt", "x");
-  refused("in.txt", "neither a .pt nor a .npy file");
+  refused("in.txt", "is not a pt or numpy file");
   // A link that stays inside the folder is followed.
   EXPECT_EQ(static_cast<const int64_t*>(store.load("alias.pt").view().data)[0], 7);
   // A file the C++ reader does not read: PtUnsupported (a FileError) naming the file.

@@ -110,7 +110,7 @@ LoadedTensor TensorStore::load(const std::string& data_name) const {
     t.keepalive = std::move(npy);
     return t;
   }
-  throw FileError("tensor file " + path + " is neither a .pt nor a .npy file");
+  throw FileError("The file: " + path + " is not a pt or numpy file.");  // 1.2.1's words
 }
 
 }  // namespace reader
