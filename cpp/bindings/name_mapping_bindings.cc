@@ -41,6 +41,7 @@ void bind_name_mapping(nb::module_& m) {
 
   nb::class_<CellMapper, NameMapper>(m, "CellMapper", "-cm: MindSpore cells to PyTorch modules.")
       .def(nb::init<std::unordered_map<std::string, std::string>>(), "table"_a)
+      .def("prepare", &CellMapper::prepare, "npu_rows"_a, "bench_rows"_a)
       .def("npu_key", &CellMapper::npu_key, "row"_a);
 
   nb::class_<DataMapper, NameMapper>(m, "DataMapper", "-dm: explicit (npu row, bench row) pairs.")
