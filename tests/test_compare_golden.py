@@ -87,17 +87,16 @@ def same_cell(mine, gold):
 @pytest.mark.parametrize("variant_dir", variants())
 def test_compare_matches_original(variant_dir):
     framework, opts = parse_args(variant_dir)
-    if "layer_mapping" in opts["mapping"]:
-        pytest.skip("-lm: the layer mapping generator is not part of the engine")
-    mapper = None
-    if opts["mapping"]:
-        from msprobe.core import compare_mappings
-        mapper = compare_mappings.name_mapper(**opts["mapping"])
     case_dir = os.path.dirname(variant_dir)
     golden = golden_tables(variant_dir)
     pairs = dump_pairs(case_dir, os.path.join(variant_dir, "compare.json"))
     assert sorted(golden) == sorted(p[0] for p in pairs)
     for name, npu, bench, stack in pairs:
+        mapper = None
+        if opts["mapping"]:  # the mappers of the fixtures helper (-lm reads both dumps)
+            from msprobe.core import compare_mappings
+            mapper = compare_mappings.name_mapper(**opts["mapping"], npu_dump_json=npu,
+                                                  bench_dump_json=bench)
         if stack:
             stack_mode = opts["stack"]
         else:  # no stack_path: 1.2.1 turns stack mode on when the NPU stack.json exists

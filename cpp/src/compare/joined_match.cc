@@ -8,7 +8,6 @@
 
 #include "compare_const.h"
 #include "msprobe/base/error.h"
-#include "msprobe/check/number_format.h"
 #include "pandas_numeric.h"
 #include "py_value.h"
 

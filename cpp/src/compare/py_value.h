@@ -25,8 +25,6 @@ bool py_truthy(const JsonValue& v);
 std::string py_type_str(const JsonValue& v);
 // str(np.shape(np.array(value))): "(3,)", "()", "(2, 3)"; throws InvalidInput for ragged lists.
 std::string np_shape_str(const JsonValue& v);
-// isinstance(v, (float, int)) and not bool.
-inline bool py_is_number(const JsonValue& v) { return v.is_number(); }
 
 // The DataFrame cell a JSON value becomes: numbers stay numbers (ints flagged), bools, None,
 // strings; lists and dicts become their Python str() (which is all a writer does with them).

@@ -2,7 +2,6 @@
 #include "result_rows.h"
 
 #include <cmath>
-#include <limits>
 
 #include "compare_const.h"
 #include "msprobe/base/error.h"
