@@ -157,3 +157,30 @@ def test_written_rows_and_stack(fresh_debugger, tmp_path):
     assert all(r[-1] == "None" for r in rows[1:3])  # only an op's first input row has it
     written = t.written_rows()
     assert all(not isinstance(c, bool) and c is not None for row in written for c in row)
+
+
+def test_fuzzy_match_marks_rows_of_other_call_counts(fresh_debugger, tmp_path):
+    """An extra torch.relu call before the model shifts the npu's call counts: only fuzzy
+    matching pairs Torch.relu.1 with the bench's Torch.relu.0, and tensor mode says so."""
+    bench = dump_run(fresh_debugger, tmp_path, "bench", "tensor")
+    orig_forward = TwoLayers.forward
+
+    def forward_with_extra_call(self, x):
+        torch.relu(torch.ones(3))  # another shape: never matched itself
+        return orig_forward(self, x)
+
+    TwoLayers.forward = forward_with_extra_call
+    try:
+        npu = dump_run(fresh_debugger, tmp_path, "npu", "tensor")
+    finally:
+        TwoLayers.forward = orig_forward
+    exact = table_dicts(_core.compare_dumps(npu, bench))
+    fuzzy = table_dicts(_core.compare_dumps(npu, bench, fuzzy_match=True))
+    relu_exact = next(r for r in exact if r["NPU Name"] == "Torch.relu.1.forward.input.0")
+    relu_fuzzy = next(r for r in fuzzy if r["NPU Name"] == "Torch.relu.1.forward.input.0")
+    assert relu_exact["Bench Name"] == "N/A"
+    assert relu_fuzzy["Bench Name"] == "Torch.relu.0.forward.input.0"
+    assert relu_fuzzy["Cosine"] == 1.0
+    assert relu_fuzzy["Err_message"].endswith(" Fuzzy matching data, the comparison accuracy may be affected.")
+    same_name = next(r for r in fuzzy if r["NPU Name"] == "Functional.linear.0.forward.input.0")
+    assert "Fuzzy" not in same_name["Err_message"]
