@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 # torch 2.13.0 CPU is pinned: a plain "torch" would pull a multi-GB CUDA build.
-$PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core nanobind cmake ninja
+$PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core nanobind cmake ninja transformers
 $PY -m pip install -q --no-build-isolation .
 scripts/mindspore_env.sh > /dev/null      # MindSpore (CPU) in build/ms-venv, for its tests
 $PY examples/demo_train.py "$@"

@@ -11,7 +11,9 @@ void bind_summary(nb::module_& m);
 void bind_runut(nb::module_& m);
 void bind_check(nb::module_& m);
 void bind_kernel(nb::module_& m);
+void bind_compare(nb::module_& m);
 void bind_reader(nb::module_& m);
+void bind_name_mapping(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -26,5 +28,7 @@ NB_MODULE(_core, m) {
   bind_runut(m);
   bind_check(m);
   bind_kernel(m);
+  bind_compare(m);
   bind_reader(m);
+  bind_name_mapping(m);  // after bind_compare: subclasses of its NameMapper
 }
