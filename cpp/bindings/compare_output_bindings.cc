@@ -1,11 +1,11 @@
 // Bindings of compare's orchestration and outputs (the per-rank job, compare.json, rank pairing,
 // merge_result). The work runs in C++ with the GIL released; Python only prints the reports.
-//   compare_job(npu_json, bench_json, output_dir, suffix="", stack_json=None, stack_mode=False,
-//               auto_analyze=True, fuzzy_match=False, timestamp="", threads=0, progress=None,
-//               name_mapping=None) -> dict
-//       stack_json None: look for stack.json beside npu_json (1.2.1's default). progress(done,
-//       total) is called from C++ (GIL taken) at most ~100 times. name_mapping: the MindSpore
-//       mapping tables (see mapping_from_python below).
+//   compare_job(framework, npu_json, bench_json, output_dir, suffix="", stack_json=None,
+//               stack_mode=False, auto_analyze=True, fuzzy_match=False, timestamp="", threads=0,
+//               progress=None, name_mapping=None) -> dict
+//       stack_json None: look for stack.json beside npu_json (1.2.1's default).
+//       progress(stage, done, total) is called at most ~100 times per stage ("read", "compare").
+//       name_mapping: the MindSpore mapping tables (runner.mapping_tables in Python).
 //   load_compare_json(path) -> dict;  pair_rank_dirs(npu_step, bench_step) -> [dict]
 //   path_kind(path) -> "missing" | "file" | "folder" | "other"
 //   merge_results(input_dir, output_dir, api, compare_index, empty_config=False, timestamp="")
@@ -16,9 +16,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
-#include <atomic>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -61,25 +59,25 @@ Cell cell_from_python(nb::handle h) {
   throw nb::type_error("write_compare_xlsx_rows: cells must be None, bool, int, float or str");
 }
 
-// Calls a Python progress callback from C++ threads, at most every 1 % of the total, and keeps
-// the first Python exception it raises (re-raised after the job) instead of throwing into C++.
+// Hands the core's progress (always reported on the calling thread) to a Python callable
+// progress(stage, done, total), at most at every 1 % of a stage, and keeps the first Python
+// exception it raises (re-raised after the job) instead of throwing it into C++.
 class PyProgress {
  public:
   explicit PyProgress(nb::object fn) : fn_(std::move(fn)) {}
   ProgressFn function() {
     if (fn_.is_none()) return {};
-    return [this](size_t done, size_t total) {
+    return [this](const char* stage, size_t done, size_t total) {
+      if (error_) return;
       const size_t step = total / 100 + 1;
-      const size_t bucket = done / step;
-      if (done != total && bucket == last_bucket_.load()) return;
-      std::lock_guard<std::mutex> lock(mu_);
-      if (failed_ || (done != total && bucket == last_bucket_.load())) return;
-      last_bucket_ = bucket;
+      const std::string s = stage != nullptr ? stage : "";
+      if (s == last_stage_ && done != total && done / step == last_bucket_) return;
+      last_stage_ = s;
+      last_bucket_ = done / step;
       nb::gil_scoped_acquire gil;
       try {
-        fn_(done, total);
+        fn_(s, done, total);
       } catch (nb::python_error& e) {
-        failed_ = true;
         error_ = std::make_unique<nb::python_error>(std::move(e));
       }
     };
@@ -94,17 +92,17 @@ class PyProgress {
 
  private:
   nb::object fn_;
-  std::mutex mu_;
-  std::atomic<size_t> last_bucket_{(size_t)-1};
-  bool failed_ = false;
+  std::string last_stage_;
+  size_t last_bucket_ = (size_t)-1;
   std::unique_ptr<nb::python_error> error_;
 };
 
-nb::dict compare_job_py(const std::string& npu_json, const std::string& bench_json, const std::string& output_dir,
+nb::dict compare_job_py(const std::string& framework, const std::string& npu_json, const std::string& bench_json, const std::string& output_dir,
                         const std::string& suffix, nb::object stack_json, bool stack_mode, bool auto_analyze,
                         bool fuzzy_match, const std::string& timestamp, int threads, nb::object progress,
                         nb::object name_mapping) {
   CompareJob job;
+  job.framework = framework;
   job.npu_json = npu_json;
   job.bench_json = bench_json;
   job.output_dir = output_dir;
@@ -239,7 +237,7 @@ nb::list read_xlsx_py(const std::string& path, bool first_only) {
 }  // namespace
 
 void bind_compare_output(nb::module_& m) {
-  m.def("compare_job", &compare_job_py, "npu_json"_a, "bench_json"_a, "output_dir"_a, "suffix"_a = "",
+  m.def("compare_job", &compare_job_py, "framework"_a, "npu_json"_a, "bench_json"_a, "output_dir"_a, "suffix"_a = "",
         "stack_json"_a = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true, "fuzzy_match"_a = false,
         "timestamp"_a = "", "threads"_a = 0, "progress"_a = nb::none(), "name_mapping"_a = nb::none(),
         "Compares one rank and writes its xlsx (and advisor); returns the report.");

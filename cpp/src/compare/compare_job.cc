@@ -57,6 +57,7 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   check_input_file(job.bench_json, "bench_path");
 
   CompareOptions options;
+  options.framework = job.framework;
   options.fuzzy_match = job.fuzzy_match;
   options.auto_analyze = job.auto_analyze;
   options.threads = job.threads;

@@ -14,6 +14,7 @@ namespace msprobe {
 namespace compare {
 
 struct CompareJob {
+  std::string framework = "pytorch";  // or "mindspore" (CompareOptions::framework)
   std::string npu_json, bench_json;  // both must be files named ...dump.json
   // stack.json: when `stack_json_given` (compare.json stack_path / input_param stack_json_path),
   // stack_mode decides whether NPU_Stack_Info is written; otherwise stack.json is looked for next
@@ -27,7 +28,7 @@ struct CompareJob {
   std::string suffix;     // "" or "_rank0-rank0"
   std::string timestamp;  // "" = now (check::timestamp_now())
   int threads = 0;
-  std::shared_ptr<const NameMapper> name_mapper;
+  std::shared_ptr<NameMapper> name_mapper;
 };
 
 struct CompareJobReport {

@@ -41,8 +41,8 @@ def _run(framework, args):
         raise MsprobeException(f"{args.input_path}: rank_id/step_id select MindSpore graph-mode (L2) compare, "
                                f"which this version does not support")
     mapping = runner.mapping_tables(args.cell_mapping, args.api_mapping, args.data_mapping, args.layer_mapping)
-    common = dict(stack_mode=args.stack_mode, auto_analyze=not args.compare_only, fuzzy_match=args.fuzzy_match,
-                  mapping=mapping)
+    common = dict(framework=framework, stack_mode=args.stack_mode, auto_analyze=not args.compare_only,
+                  fuzzy_match=args.fuzzy_match, mapping=mapping)
     npu_kind, bench_kind = _core.path_kind(cfg["npu_path"]), _core.path_kind(cfg["bench_path"])
     for key, kind in (("npu_path", npu_kind), ("bench_path", bench_kind)):
         if kind == "missing":

@@ -110,26 +110,32 @@ def _print_ends():
     log.info("*" * width)
 
 
-class _RowProgress:
-    """A progress bar over compared rows, created when the core first reports a total."""
+class _StageProgress:
+    """One progress bar per stage the core reports: "read" (dump entries matched), "compare"
+    (rows whose tensors are compared)."""
 
-    def __init__(self, desc):
-        self.desc = desc
+    DESCRIPTIONS = {"read": "API/Module Read Progress", "compare": "Compare Progress"}
+
+    def __init__(self):
+        self.stage = None
         self.bar = None
 
-    def __call__(self, done, total):
-        if self.bar is None:
+    def __call__(self, stage, done, total):
+        if stage != self.stage:
+            self.close()
             from msprobe.core.progress import ProgressBar
-            self.bar = ProgressBar(total, desc=self.desc)
+            self.stage = stage
+            self.bar = ProgressBar(total, desc=self.DESCRIPTIONS.get(stage, stage))
         self.bar.set(done)
 
     def close(self):
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
 
 
-def run_single(input_param, output_path, *, stack_mode=False, auto_analyze=True, fuzzy_match=False,
-               mapping=None, suffix="", progress=True, threads=0):
+def run_single(input_param, output_path, *, framework="pytorch", stack_mode=False, auto_analyze=True,
+               fuzzy_match=False, mapping=None, suffix="", progress=True, threads=0):
     """Compares one pair of dump.json files described by 1.2.1's input_param dict
     (npu_json_path, bench_json_path, optional stack_json_path, is_print_compare_log). Returns the
     core's report. Raises ConfigError / MsprobeFileError / MsprobeException (one line)."""
@@ -151,10 +157,10 @@ def run_single(input_param, output_path, *, stack_mode=False, auto_analyze=True,
                                        f"got {value!r}")
         paths[key] = value
     log.info(_SECURITY_NOTE)
-    bar = _RowProgress("Compare progress") if progress else None
+    bar = _StageProgress() if progress else None
     try:
-        report = _core.compare_job(paths["npu_json_path"], paths["bench_json_path"], output_path, suffix=suffix,
-                                   stack_json=paths["stack_json_path"], stack_mode=stack_mode,
+        report = _core.compare_job(framework, paths["npu_json_path"], paths["bench_json_path"], output_path,
+                                   suffix=suffix, stack_json=paths["stack_json_path"], stack_mode=stack_mode,
                                    auto_analyze=auto_analyze, fuzzy_match=fuzzy_match, threads=threads,
                                    progress=bar, name_mapping=mapping)
     finally:
@@ -173,8 +179,9 @@ def default_parallelism(n_ranks):
     return workers, max(1, cpus // workers)
 
 
-def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, stack_mode=False, auto_analyze=True,
-                    fuzzy_match=False, mapping=None, executor=None, threads_per_rank=None, progress=True):
+def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pytorch", stack_mode=False,
+                    auto_analyze=True, fuzzy_match=False, mapping=None, executor=None, threads_per_rank=None,
+                    progress=True):
     """Compares every rank pair of two step folders (1.2.1's compare_distributed); writes
     compare_result_{npu rank}-{bench rank}_{ts}.xlsx (and advisor files) per pair. Returns the
     per-rank reports. Raises ConfigError / MsprobeFileError for bad folders (nothing written) and
@@ -201,8 +208,9 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, stack_mode=Fal
         threads = int(threads_per_rank)
     # 1.2.1 passes no stack_json_path per rank: each rank shows NPU_Stack_Info when its stack.json
     # exists, whatever stack_mode says.
-    jobs = [dict(npu_json=p["npu_dump_json"], bench_json=p["bench_dump_json"], output_dir=output_path,
-                 suffix=p["suffix"], stack_json=None, stack_mode=stack_mode, auto_analyze=auto_analyze,
+    jobs = [dict(framework=framework, npu_json=p["npu_dump_json"], bench_json=p["bench_dump_json"],
+                 output_dir=output_path, suffix=p["suffix"], stack_json=None, stack_mode=stack_mode,
+                 auto_analyze=auto_analyze,
                  fuzzy_match=fuzzy_match, threads=threads, name_mapping=mapping) for p in runnable]
     results = {p["suffix"]: {"error": p["error"], "suffix": p["suffix"]} for p in pairs if p["error"]}
     bar = None

@@ -14,7 +14,8 @@ from msprobe.core.compare import runner
 def ms_compare(input_param, output_path, **kwargs):
     mapping = runner.mapping_tables(kwargs.get("cell_mapping"), kwargs.get("api_mapping"),
                                     kwargs.get("data_mapping"), kwargs.get("layer_mapping"))
-    return runner.run_single(input_param, output_path, stack_mode=kwargs.get("stack_mode", False),
+    return runner.run_single(input_param, output_path, framework="mindspore",
+                             stack_mode=kwargs.get("stack_mode", False),
                              auto_analyze=kwargs.get("auto_analyze", True),
                              fuzzy_match=kwargs.get("fuzzy_match", False), mapping=mapping,
                              suffix=kwargs.get("suffix", ""), progress=kwargs.get("progress", True),

@@ -16,6 +16,7 @@ def compare(input_param, output_path, **kwargs):
     auto_analyze = kwargs.get("auto_analyze", True)
     fuzzy_match = kwargs.get("fuzzy_match", False)
     mapping = runner.mapping_tables(data_mapping=kwargs.get("data_mapping"))
-    return runner.run_single(input_param, output_path, stack_mode=stack_mode, auto_analyze=auto_analyze,
+    return runner.run_single(input_param, output_path, framework="pytorch", stack_mode=stack_mode,
+                             auto_analyze=auto_analyze,
                              fuzzy_match=fuzzy_match, mapping=mapping, suffix=kwargs.get("suffix", ""),
                              progress=kwargs.get("progress", True), threads=kwargs.get("threads", 0))
