@@ -1,0 +1,405 @@
+"""compare's outputs, CLI and API around the engine: xlsx content and styling read back with
+openpyxl against what msprobe 1.2.1 wrote (tests/fixtures/compare_output_1.2.1), file names, the
+advisor, compare.json and folder errors, multi-rank compare on thread pools, process pools and a
+real Dask LocalCluster, partial results, merge_result. Dumps are made by our PyTorch dumper."""
+import concurrent.futures
+import glob
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+
+import openpyxl
+import pytest
+
+from conftest import TESTS_DIR, run_python
+
+GOLDEN = os.path.join(TESTS_DIR, "fixtures", "compare_output_1.2.1")
+ORIG_DUMPS = os.path.join(TESTS_DIR, "fixtures", "original_1.2.1")
+TS = r"\d{14}"
+
+
+def msprobe(*args, cwd=None, env=None):
+    return subprocess.run([sys.executable, "-m", "msprobe.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=600, env=env)
+
+
+def assert_one_line_error(r, *parts):
+    assert r.returncode != 0, r.stderr
+    assert "Traceback" not in r.stderr, r.stderr
+    errors = [line for line in r.stderr.splitlines() if "ERROR" in line]
+    assert errors, r.stderr
+    for part in parts:
+        assert any(part in e for e in errors), (part, r.stderr)
+
+
+def write_json(path, obj):
+    with open(path, "w") as f:
+        json.dump(obj, f)
+    return str(path)
+
+
+def cells(path):
+    """Every cell of every sheet as (value, kind, fill rgb without alpha, fill type)."""
+    wb = openpyxl.load_workbook(path)
+    out = {}
+    for ws in wb:
+        rows = []
+        for row in ws.iter_rows():
+            rows.append([(c.value, "n" if isinstance(c.value, (int, float)) else "s" if c.value is not None else "",
+                          (c.fill.fgColor.rgb or "")[2:] if c.fill.fill_type else "", c.fill.fill_type)
+                         for c in row])
+        out[ws.title] = rows
+    return out
+
+
+def golden_rows(path):
+    """A golden workbook's cells as the Python values write_compare_xlsx_rows takes."""
+    ws = openpyxl.load_workbook(path).active
+    rows = [[c.value if c.value is not None else "" for c in r] for r in ws.iter_rows()]
+    fills = [{"FFFF0000": "red", "00FFFF00": "yellow"}.get(r[0].fill.fgColor.rgb, "none")
+             for r in ws.iter_rows(min_row=2)]
+    return rows[0], rows[1:], fills
+
+
+# ---------------------------------------------------------------- xlsx writer and merge_result
+
+
+@pytest.mark.parametrize("golden", sorted(glob.glob(os.path.join(GOLDEN, "*", "compare_result*.xlsx"))),
+                         ids=lambda p: os.path.relpath(p, GOLDEN))
+def test_xlsx_writer_reproduces_original_workbook(golden, tmp_path):
+    from msprobe import _core
+    header, rows, fills = golden_rows(golden)
+    out = tmp_path / "compare_result.xlsx"
+    _core.write_compare_xlsx_rows(header, rows, fills, str(out))
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o640
+    assert openpyxl.load_workbook(out).sheetnames == ["Sheet"]
+    assert cells(out) == cells(golden)
+    ws = openpyxl.load_workbook(out).active
+    assert not ws["A1"].font.b and ws.freeze_panes is None      # plain header, as openpyxl's append
+    red = [r[0] for r in ws.iter_rows(min_row=2) if r[0].fill.fgColor.rgb == "FFFF0000"]
+    assert len(red) == fills.count("red")
+
+
+def test_xlsx_writer_special_values(tmp_path):
+    from msprobe import _core
+    out = tmp_path / "x.xlsx"
+    _core.write_compare_xlsx_rows(["a", "b", "c", "d", "e", "f", "g"],
+                                  [[float("nan"), float("inf"), None, True, "nan", "", "=1+1"]], ["none"], str(out))
+    ws = openpyxl.load_workbook(out).active
+    assert [c.value for c in ws[2]] == ["nan\t", "inf\t", "None", "True", "nan\t", None, "=1+1"]
+    assert ws["G2"].data_type == "s"                              # never a formula
+
+
+def merge_inputs(tmp_path, names=("compare_result_rank0-rank0", "compare_result_rank1-rank1")):
+    src = [os.path.join(GOLDEN, "distributed", "compare_result_rank0-rank0.xlsx"),
+           os.path.join(GOLDEN, "distributed", "compare_result_rank1-rank1.xlsx")]
+    d = tmp_path / "results"
+    d.mkdir()
+    for s, n in zip(src, names):
+        shutil.copy(s, d / f"{n}_20250101000000.xlsx")
+    return d
+
+
+def test_merge_result_matches_original(tmp_path):
+    inp = merge_inputs(tmp_path)
+    r = msprobe("-f", "pytorch", "merge_result", "-i", str(inp), "-o", str(tmp_path / "merged"), "-config",
+                os.path.join(GOLDEN, "distributed", "merge.yaml"))
+    assert r.returncode == 0, r.stderr
+    out = glob.glob(str(tmp_path / "merged" / "multi_ranks_compare_merge_*.xlsx"))
+    assert len(out) == 1 and re.fullmatch(rf"multi_ranks_compare_merge_{TS}\.xlsx", os.path.basename(out[0]))
+    assert cells(out[0]) == cells(os.path.join(GOLDEN, "distributed", "multi_ranks_compare_merge.xlsx"))
+    h = openpyxl.load_workbook(out[0]).active["A1"]
+    assert h.font.b and h.border.left.style == "thin" and h.alignment.horizontal == "center"
+
+
+def test_merge_result_all_indexes_and_errors(tmp_path):
+    inp = merge_inputs(tmp_path)
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("api:\n- Functional.linear\n")
+    r = msprobe("merge_result", "-i", str(inp), "-o", str(tmp_path / "m1"), "-config", str(cfg))
+    assert r.returncode == 0, r.stderr
+    wb = openpyxl.load_workbook(glob.glob(str(tmp_path / "m1" / "*.xlsx"))[0])
+    assert wb.sheetnames == ["Max diff", "Min diff", "Mean diff", "L2norm diff", "MaxRelativeErr",
+                             "MinRelativeErr", "MeanRelativeErr", "NormRelativeErr"]
+    cfg.write_text("")
+    assert_one_line_error(msprobe("merge_result", "-i", str(inp), "-o", str(tmp_path / "m2"), "-config", str(cfg)),
+                          "config.yaml is empty")
+    cfg.write_text("api: [Functional.linear]\ncompare_index: [Cosine]\n")   # a tensor index for statistics
+    assert_one_line_error(msprobe("merge_result", "-i", str(inp), "-o", str(tmp_path / "m3"), "-config", str(cfg)),
+                          "Nothing to merge")
+    (inp / "notes.xlsx").write_text("x")
+    cfg.write_text("api: [Functional.linear]\n")
+    assert_one_line_error(msprobe("merge_result", "-i", str(inp), "-o", str(tmp_path / "m4"), "-config", str(cfg)),
+                          "Wrong compare result name: notes.xlsx")
+    (tmp_path / "single").mkdir()
+    one = merge_inputs(tmp_path / "single", names=("compare_result_rank0-rank0", "compare_result_rank-rank"))
+    assert_one_line_error(msprobe("merge_result", "-i", str(one), "-o", str(tmp_path / "m5"), "-config", str(cfg)),
+                          "no more than 1")
+
+
+# ---------------------------------------------------------------- compare.json and folder errors
+
+
+@pytest.fixture
+def orig_single(tmp_path):
+    d = os.path.join(ORIG_DUMPS, "L1_statistics")
+    return {"npu_path": os.path.join(d, "step0", "rank", "dump.json"),
+            "bench_path": os.path.join(d, "step1", "rank", "dump.json"),
+            "stack_path": os.path.join(d, "step0", "rank", "stack.json"),
+            "is_print_compare_log": True}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"npu_pth": "x"}, 'unknown key "npu_pth"'),
+    ({"is_print_compare_log": "yes"}, '"is_print_compare_log" must be true or false'),
+    ({"bench_path": 5}, '"bench_path" must be a string'),
+    ({"npu_path": ""}, "Missing npu_path in configuration file"),
+    ({"bench_path": "/nonexistent/dump.json"}, "no such file or folder"),
+    ({"bench_path": ORIG_DUMPS}, "need to be of the same type"),
+])
+def test_compare_json_errors(tmp_path, orig_single, change, message):
+    cfg = write_json(tmp_path / "compare.json", dict(orig_single, **change))
+    r = msprobe("-f", "pytorch", "compare", "-i", cfg, "-o", str(tmp_path / "out"))
+    assert_one_line_error(r, message)
+    assert not os.path.exists(tmp_path / "out") or not os.listdir(tmp_path / "out")
+
+
+def test_compare_json_malformed_and_flags(tmp_path, orig_single):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"npu_path": "a",')
+    assert_one_line_error(msprobe("-f", "pytorch", "compare", "-i", str(bad)), str(bad))
+    assert_one_line_error(msprobe("-f", "pytorch", "compare", "-i", str(tmp_path / "none.json")), "no such file")
+    cfg = write_json(tmp_path / "c.json", orig_single)
+    assert_one_line_error(msprobe("-f", "pytorch", "compare", "-i", cfg, "-cm"),
+                          "-cm or -am is not supported in PyTorch")
+    assert_one_line_error(msprobe("-f", "pytorch", "compare", "-o", "x"), "-i/--input_path")
+
+
+def step_dirs(root, n_npu=2, n_bench=2, case="L1_statistics"):
+    """Step folders rank0..: NPU rank i = the original's step (i % 2), bench rank i = step (i+1) % 2."""
+    npu, bench = root / "npu_step", root / "bench_step"
+    for side, n, shift in ((npu, n_npu, 0), (bench, n_bench, 1)):
+        for i in range(n):
+            shutil.copytree(os.path.join(ORIG_DUMPS, case, f"step{(i + shift) % 2}", "rank"), side / f"rank{i}")
+    return npu, bench
+
+
+def test_mismatched_rank_counts_and_stray_entries(tmp_path):
+    npu, bench = step_dirs(tmp_path, 2, 3)
+    cfg = write_json(tmp_path / "c.json", {"npu_path": str(npu), "bench_path": str(bench)})
+    assert_one_line_error(msprobe("-f", "pytorch", "compare", "-i", cfg, "-o", str(tmp_path / "out")),
+                          "The number of ranks in the two runs are different")
+    shutil.rmtree(bench / "rank2")
+    (npu / "notes.txt").write_text("x")
+    assert_one_line_error(msprobe("-f", "pytorch", "compare", "-i", cfg, "-o", str(tmp_path / "out")),
+                          "dump_dir contains 'notes.txt'")
+
+
+def test_api_argument_errors(tmp_path, orig_single):
+    from msprobe.core.errors import MsprobeException
+    from msprobe.pytorch.compare.distributed_compare import compare_distributed
+    from msprobe.pytorch.compare.pt_compare import compare
+    with pytest.raises(MsprobeException, match="bool"):
+        compare({"npu_json_path": orig_single["npu_path"], "bench_json_path": orig_single["bench_path"]},
+                str(tmp_path), stack_mode="yes")
+    with pytest.raises(MsprobeException, match="suffix"):
+        compare_distributed(str(tmp_path), str(tmp_path), str(tmp_path), suffix="_x")
+    with pytest.raises(MsprobeException, match="Executor"):
+        npu, bench = step_dirs(tmp_path)
+        compare_distributed(str(npu), str(bench), str(tmp_path / "o"), executor=object())
+    with pytest.raises(ValueError, match="Please check the json path is valid"):
+        compare({"npu_json_path": orig_single["stack_path"], "bench_json_path": orig_single["bench_path"]},
+                str(tmp_path / "o2"))
+
+
+def test_dask_missing_is_one_line(tmp_path):
+    """Without the optional dask extra, --dask fails with one line (the package is hidden)."""
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "distributed.py").write_text("raise ImportError('hidden for this test')\n")
+    npu, bench = step_dirs(tmp_path)
+    cfg = write_json(tmp_path / "c.json", {"npu_path": str(npu), "bench_path": str(bench)})
+    env = dict(os.environ, PYTHONPATH=str(hide) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = msprobe("-f", "pytorch", "compare", "-i", cfg, "-o", str(tmp_path / "out"), "--dask", "tcp://127.0.0.1:1",
+                env=env)
+    assert_one_line_error(r, 'pip install "msprobe[dask]"')
+
+
+# ---------------------------------------------------------------- end to end (needs the engine)
+
+
+def run_compare(tmp_path, cfg_dict, *flags, framework="pytorch"):
+    cfg = write_json(tmp_path / "compare.json", cfg_dict)
+    out = tmp_path / "out"
+    return msprobe("-f", framework, "compare", "-i", cfg, "-o", str(out), *flags), out
+
+
+@pytest.mark.parametrize("case, flags, stack", [
+    ("statistics_stack", ["-s"], True),
+    ("statistics_no_stack", [], True),
+    ("statistics_auto_stack", ["-c"], False),
+    ("md5", ["-s"], True),
+    ("mix_statistics", ["-s"], True),
+])
+def test_cli_single_rank_matches_original(tmp_path, case, flags, stack):
+    dumps = {"md5": "L1_md5", "mix_statistics": "mix_statistics"}.get(case, "L1_statistics")
+    d = os.path.join(ORIG_DUMPS, dumps)
+    cfg = {"npu_path": os.path.join(d, "step0", "rank", "dump.json"),
+           "bench_path": os.path.join(d, "step1", "rank", "dump.json"), "is_print_compare_log": True}
+    if stack:
+        cfg["stack_path"] = os.path.join(d, "step0", "rank", "stack.json")
+    r, out = run_compare(tmp_path, cfg, *flags)
+    assert r.returncode == 0, r.stderr
+    files = sorted(os.listdir(out))
+    expected = json.load(open(os.path.join(GOLDEN, case, "run.json")))["files"]
+    assert [re.sub(TS, "{ts}", f) for f in files] == expected
+    for f in files:
+        assert stat.S_IMODE(os.stat(out / f).st_mode) == 0o640
+    xlsx = [f for f in files if f.endswith(".xlsx")][0]
+    assert cells(out / xlsx) == cells(os.path.join(GOLDEN, case, "compare_result.xlsx"))
+    if "-c" not in flags:
+        advisor = [f for f in files if f.endswith(".txt")][0]
+        assert (out / advisor).read_text() == open(os.path.join(GOLDEN, case, "advisor.txt")).read()
+        assert xlsx[len("compare_result_"):-5] == advisor[len("advisor_"):-4]   # one timestamp
+
+
+def test_cli_distributed_matches_original_and_merges(tmp_path):
+    npu, bench = step_dirs(tmp_path)
+    r, out = run_compare(tmp_path, {"npu_path": str(npu), "bench_path": str(bench)})
+    assert r.returncode == 0, r.stderr
+    files = sorted(os.listdir(out))
+    assert [re.sub(TS, "{ts}", f) for f in files] == \
+        json.load(open(os.path.join(GOLDEN, "distributed", "run.json")))["files"]
+    for rank in (0, 1):
+        got = [f for f in files if f.startswith(f"compare_result_rank{rank}-rank{rank}_")][0]
+        assert cells(out / got) == cells(os.path.join(GOLDEN, "distributed", f"compare_result_rank{rank}-rank{rank}.xlsx"))
+    m = msprobe("-f", "pytorch", "merge_result", "-i", str(out), "-o", str(tmp_path / "merged"), "-config",
+                os.path.join(GOLDEN, "distributed", "merge.yaml"))
+    assert m.returncode == 0, m.stderr
+
+
+OUR_DUMP = r"""
+import sys, torch, torch.nn.functional as F
+from msprobe.pytorch import PrecisionDebugger
+from dump_models import ProbeTestNet, make_inputs
+task, seed = sys.argv[1], int(sys.argv[2])
+torch.manual_seed(seed)
+model = ProbeTestNet()
+dbg = PrecisionDebugger(task=task, dump_path="./dump", level="L1")
+x, y = make_inputs(seed=0)
+dbg.start()
+F.cross_entropy(model(x), y).backward()
+dbg.stop()
+dbg.step()
+"""
+
+
+@pytest.fixture(scope="module")
+def our_dumps(tmp_path_factory):
+    """Our PyTorch dumper, two runs (different weights) per task: {task: (npu rank dir, bench rank dir)}."""
+    root = tmp_path_factory.mktemp("our_dumps")
+    out = {}
+    for task in ("statistics", "tensor"):
+        pair = []
+        for seed in (1, 2):
+            work = root / f"{task}{seed}"
+            work.mkdir()
+            run_python(OUR_DUMP, task, str(seed), cwd=work)
+            pair.append(work / "dump" / "step0" / "rank")
+        out[task] = tuple(pair)
+    return out
+
+
+def our_step_dirs(root, rank_pair, n=3):
+    npu, bench = root / "npu", root / "bench"
+    for i in range(n):
+        shutil.copytree(rank_pair[0], npu / f"rank{i}")
+        shutil.copytree(rank_pair[1], bench / f"rank{i}")
+    return npu, bench
+
+
+def test_api_compare_on_our_dumps(tmp_path, our_dumps):
+    from msprobe.pytorch import compare
+    npu, bench = our_dumps["tensor"]
+    report = compare({"npu_json_path": str(npu / "dump.json"), "bench_json_path": str(bench / "dump.json"),
+                      "is_print_compare_log": False}, str(tmp_path / "api"), auto_analyze=False)
+    assert re.fullmatch(rf"compare_result_{TS}\.xlsx", os.path.basename(report["xlsx_path"]))
+    assert report["advisor_path"] == ""
+    ws = openpyxl.load_workbook(report["xlsx_path"]).active
+    header = [c.value for c in ws[1]]
+    assert header[6] == "Cosine" and header[-1] == "Data_name" and "NPU_Stack_Info" in header  # auto-detected
+    assert ws.max_row == report["rows"] + 1 > 10
+
+
+def test_distributed_thread_and_process_pools(tmp_path, our_dumps):
+    from msprobe.pytorch import compare_distributed
+    npu, bench = our_step_dirs(tmp_path, our_dumps["statistics"])
+    reports = compare_distributed(str(npu), str(bench), str(tmp_path / "threads"), progress=False)
+    assert [os.path.basename(r["xlsx_path"])[:29] for r in reports] == \
+        [f"compare_result_rank{i}-rank{i}_" for i in range(3)]
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
+        reports2 = compare_distributed(str(npu), str(bench), str(tmp_path / "procs"), executor=pool)
+    for a, b in zip(reports, reports2):
+        assert cells(a["xlsx_path"]) == cells(b["xlsx_path"])
+        assert open(a["advisor_path"]).read() == open(b["advisor_path"]).read()
+
+
+def test_dask_local_cluster(tmp_path, our_dumps):
+    distributed = pytest.importorskip("distributed")
+    npu, bench = our_step_dirs(tmp_path, our_dumps["statistics"], n=4)
+    cfg = write_json(tmp_path / "c.json", {"npu_path": str(npu), "bench_path": str(bench)})
+    with distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+        r = msprobe("-f", "pytorch", "compare", "-i", cfg, "-o", str(tmp_path / "out"), "--dask",
+                    cl.scheduler_address)
+        assert r.returncode == 0, r.stderr
+        with distributed.Client(cl) as client:
+            pids = set(client.run(os.getpid).values())
+        assert len(pids) == 3
+    files = sorted(os.listdir(tmp_path / "out"))
+    assert len([f for f in files if f.endswith(".xlsx")]) == 4
+    assert len([f for f in files if f.startswith("advisor_rank")]) == 4
+    ref = tmp_path / "ref"
+    from msprobe.pytorch import compare_distributed
+    for a, b in zip(sorted(glob.glob(str(tmp_path / "out" / "*.xlsx"))),
+                    sorted(r["xlsx_path"] for r in compare_distributed(str(npu), str(bench), str(ref),
+                                                                       progress=False))):
+        assert cells(a) == cells(b)
+
+
+def test_partial_results_when_one_rank_is_bad(tmp_path, our_dumps):
+    npu, bench = our_step_dirs(tmp_path, our_dumps["statistics"])
+    (npu / "rank1" / "dump.json").write_text("not json at all")
+    os.remove(bench / "rank2" / "dump.json")
+    r, out = run_compare(tmp_path, {"npu_path": str(npu), "bench_path": str(bench)})
+    assert_one_line_error(r, "rank1-rank1", "dump.json is not found in dump dir", "compare failed for 2 of 3")
+    files = os.listdir(out)
+    assert any(f.startswith("compare_result_rank0-rank0_") for f in files)
+    assert not any("rank1-rank1" in f or "rank2-rank2" in f for f in files)
+
+
+def test_tensor_path_escaping_dump_folder(tmp_path, our_dumps):
+    """A data_name leading out of dump_tensor_data is refused: no file outside is read, no traceback."""
+    npu = tmp_path / "npu"
+    shutil.copytree(our_dumps["tensor"][0], npu)
+    bench = our_dumps["tensor"][1]
+    secret = tmp_path / "secret.pt"
+    shutil.copy(next((npu / "dump_tensor_data").iterdir()), secret)
+    data = json.load(open(npu / "dump.json"))
+    first = next(iter(data["data"].values()))
+    leaf = next(v for v in first["input_args"] if isinstance(v, dict) and "data_name" in v)
+    leaf["data_name"] = "../../secret.pt"
+    write_json(npu / "dump.json", data)
+    r, out = run_compare(tmp_path, {"npu_path": str(npu / "dump.json"), "bench_path": str(bench / "dump.json")})
+    assert "Traceback" not in r.stderr
+    if r.returncode == 0:
+        ws = openpyxl.load_workbook(glob.glob(str(out / "compare_result_*.xlsx"))[0]).active
+        header = [c.value for c in ws[1]]
+        row = next(row for row in ws.iter_rows(min_row=2, values_only=True) if row[0].endswith("input.0"))
+        assert row[header.index("Cosine")] in ("unsupported", "N/A", "Nan", None) or \
+            "secret" not in str(row[header.index("Err_message")])
+    else:
+        assert_one_line_error(r, "secret.pt")
