@@ -11,6 +11,7 @@ void bind_summary(nb::module_& m);
 void bind_runut(nb::module_& m);
 void bind_check(nb::module_& m);
 void bind_kernel(nb::module_& m);
+void bind_compare(nb::module_& m);
 void bind_compare_output(nb::module_& m);
 
 NB_MODULE(_core, m) {
@@ -26,5 +27,6 @@ NB_MODULE(_core, m) {
   bind_runut(m);
   bind_check(m);
   bind_kernel(m);
+  bind_compare(m);
   bind_compare_output(m);
 }
