@@ -126,7 +126,7 @@ class _StageProgress:
             from msprobe.core.progress import ProgressBar
             self.stage = stage
             self.bar = ProgressBar(total, desc=self.DESCRIPTIONS.get(stage, stage))
-        self.bar.set(done)
+        self.bar.set(min(done, total))   # the read stage may count one step past its total
 
     def close(self):
         if self.bar is not None:
@@ -213,6 +213,9 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
                  auto_analyze=auto_analyze,
                  fuzzy_match=fuzzy_match, threads=threads, name_mapping=mapping) for p in runnable]
     results = {p["suffix"]: {"error": p["error"], "suffix": p["suffix"]} for p in pairs if p["error"]}
+    for p in pairs:
+        if p["error"]:
+            log.error(f"[{p['suffix'].lstrip('_')}] {p['error']}")
     bar = None
     if progress and jobs:
         from msprobe.core.progress import ProgressBar
