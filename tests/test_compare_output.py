@@ -339,7 +339,8 @@ def test_api_compare_on_our_dumps(tmp_path, our_dumps):
 def test_distributed_thread_and_process_pools(tmp_path, our_dumps):
     from msprobe.pytorch import compare_distributed
     npu, bench = our_step_dirs(tmp_path, our_dumps["statistics"])
-    reports = compare_distributed(str(npu), str(bench), str(tmp_path / "threads"), progress=False)
+    reports = compare_distributed(str(npu), str(bench), str(tmp_path / "threads"), progress=False,
+                                  parallel_ranks=3, threads_per_rank=1)
     for i, r in enumerate(reports):
         assert re.fullmatch(rf"compare_result_rank{i}-rank{i}_{TS}\.xlsx", os.path.basename(r["xlsx_path"]))
         assert re.fullmatch(rf"advisor_rank{i}-rank{i}_{TS}\.txt", os.path.basename(r["advisor_path"]))

@@ -100,6 +100,8 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   write_compare_xlsx(table, report.xlsx_path);
   if (job.auto_analyze) {
     report.advisor = analyze_compare_table(table);
+    // The place to name the first divergence (divergence_*.json) in the advisor text: set
+    // report.advisor.first_divergence here and the advisor file gets a "First Divergence:" line.
     for (const std::string& w : report.advisor.warnings) report.warnings.push_back(w);
     report.advisor_path = join(out_dir, advisor_file_name(job.suffix, ts));
     write_advisor_file(report.advisor, report.advisor_path);

@@ -172,16 +172,17 @@ def run_single(input_param, output_path, *, framework="pytorch", stack_mode=Fals
     return report
 
 
-def default_parallelism(n_ranks):
+def default_parallelism(n_ranks, parallel_ranks=None):
     """(ranks at a time, threads per rank) for the built-in thread pool."""
     cpus = os.cpu_count() or 1
-    workers = max(1, min(n_ranks, (cpus + 1) // 4))
+    wanted = (cpus + 1) // 4 if parallel_ranks is None else int(parallel_ranks)
+    workers = max(1, min(n_ranks, wanted))
     return workers, max(1, cpus // workers)
 
 
 def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pytorch", stack_mode=False,
                     auto_analyze=True, fuzzy_match=False, mapping=None, executor=None, threads_per_rank=None,
-                    progress=True):
+                    parallel_ranks=None, progress=True):
     """Compares every rank pair of two step folders (1.2.1's compare_distributed); writes
     compare_result_{npu rank}-{bench rank}_{ts}.xlsx (and advisor files) per pair. Returns the
     per-rank reports. Raises ConfigError / MsprobeFileError for bad folders (nothing written) and
@@ -200,7 +201,7 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
     own_pool = executor is None
     runnable = [p for p in pairs if not p["error"]]
     if own_pool:
-        workers, threads = default_parallelism(len(runnable))
+        workers, threads = default_parallelism(len(runnable), parallel_ranks)
         executor = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
     else:
         threads = 0

@@ -17,6 +17,7 @@ def ms_compare_distributed(npu_dump_dir, bench_dump_dir, output_path, **kwargs):
                                   fuzzy_match=kwargs.get("fuzzy_match", False), mapping=mapping,
                                   executor=kwargs.get("executor"),
                                   threads_per_rank=kwargs.get("threads_per_rank"),
+                                  parallel_ranks=kwargs.get("parallel_ranks"),
                                   progress=kwargs.get("progress", True))
 
 

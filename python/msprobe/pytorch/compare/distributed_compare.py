@@ -7,6 +7,7 @@ plus:
   executor          any concurrent.futures.Executor to run the rank pairs on (a
                     ProcessPoolExecutor, a dask.distributed Client's get_executor(), ...);
                     default: a thread pool of this process with bounded concurrency;
+  parallel_ranks    rank pairs at a time on the default thread pool (default max(1, (cpus+1)//4));
   threads_per_rank  C++ threads of each rank's compare (default: the machine's share);
   progress          show a progress bar over ranks (default True).
 A rank that fails does not stop the others; CompareFailed is raised at the end naming the
@@ -27,4 +28,5 @@ def compare_distributed(npu_dump_dir, bench_dump_dir, output_path, **kwargs):
                                   fuzzy_match=kwargs.get("fuzzy_match", False), mapping=mapping,
                                   executor=kwargs.get("executor"),
                                   threads_per_rank=kwargs.get("threads_per_rank"),
+                                  parallel_ranks=kwargs.get("parallel_ranks"),
                                   progress=kwargs.get("progress", True))
