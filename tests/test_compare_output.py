@@ -360,7 +360,7 @@ def test_dask_local_cluster(tmp_path, our_dumps):
                     cl.scheduler_address)
         assert r.returncode == 0, r.stderr
         # The four rank pairs ran as tasks on the cluster (the scheduler lives in this process).
-        assert cl.scheduler.task_prefixes["_rank_job"].state_counts["memory"] == 4
+        assert cl.scheduler.task_prefixes["rank_job"].state_counts["memory"] == 4
     files = sorted(os.listdir(tmp_path / "out"))
     assert len([f for f in files if f.endswith(".xlsx")]) == 4
     assert len([f for f in files if f.startswith("advisor_rank")]) == 4
