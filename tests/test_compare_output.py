@@ -405,3 +405,30 @@ def test_tensor_path_escaping_dump_folder(tmp_path, our_dumps):
     rows = list(ws.iter_rows(min_row=2, values_only=True))
     assert rows[0][0].endswith("/../../../secret") and rows[0][header.index("Cosine")] == "unsupported"
     assert isinstance(rows[1][header.index("Cosine")], float)   # the next tensor is compared
+
+
+def test_malformed_dump_and_missing_stack_are_one_line(tmp_path, orig_single):
+    bad = tmp_path / "npu"
+    bad.mkdir()
+    text = open(orig_single["npu_path"]).read()
+    (bad / "dump.json").write_text(text.replace('"Max"', '"Max" "oops"', 1))
+    r, out = run_compare(tmp_path, {"npu_path": str(bad / "dump.json"), "bench_path": orig_single["bench_path"]})
+    assert_one_line_error(r, str(bad / "dump.json"), "line 16")
+    assert not out.exists() or not os.listdir(out)
+    r, out = run_compare(tmp_path, dict(orig_single, stack_path=str(tmp_path / "none" / "stack.json")), "-s")
+    assert_one_line_error(r, "stack_path", "no such file")
+
+
+def test_missing_tensor_file_is_a_row_message(tmp_path, our_dumps):
+    npu = tmp_path / "npu"
+    shutil.copytree(our_dumps["tensor"][0], npu)
+    missing = sorted((npu / "dump_tensor_data").iterdir())[0]
+    os.remove(missing)
+    (tmp_path / "run").mkdir()
+    r, out = run_compare(tmp_path / "run", {"npu_path": str(npu / "dump.json"),
+                                           "bench_path": str(our_dumps["tensor"][1] / "dump.json")})
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    ws = openpyxl.load_workbook(glob.glob(str(out / "compare_result_*.xlsx"))[0]).active
+    header = [c.value for c in ws[1]]
+    row = next(r for r in ws.iter_rows(min_row=2, values_only=True) if r[0] == missing.name[:-3])
+    assert row[header.index("Cosine")] in ("N/A", "unsupported") and row[header.index("Err_message")]
