@@ -2,10 +2,10 @@
 // merge_result). The work runs in C++ with the GIL released; Python only prints the reports.
 //   compare_job(framework, npu_json, bench_json, output_dir, suffix="", stack_json=None,
 //               stack_mode=False, auto_analyze=True, fuzzy_match=False, timestamp="", threads=0,
-//               progress=None, name_mapping=None) -> dict
+//               progress=None, name_mapper=None) -> dict
 //       stack_json None: look for stack.json beside npu_json (1.2.1's default).
 //       progress(stage, done, total) is called at most ~100 times per stage ("read", "compare").
-//       name_mapping: the MindSpore mapping tables (runner.mapping_tables in Python).
+//       name_mapper: a NameMapper (msprobe.core.compare_mappings.name_mapper) or None.
 //   load_compare_json(path) -> dict;  pair_rank_dirs(npu_step, bench_step) -> [dict]
 //   path_kind(path) -> "missing" | "file" | "folder" | "other"
 //   merge_results(input_dir, output_dir, api, compare_index, empty_config=False, timestamp="")
@@ -13,6 +13,7 @@
 //   read_xlsx(path, first_only=False) -> [(sheet name, [[value...]...])]
 //   timestamp_now() lives in check_bindings.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -100,7 +101,7 @@ class PyProgress {
 nb::dict compare_job_py(const std::string& framework, const std::string& npu_json, const std::string& bench_json, const std::string& output_dir,
                         const std::string& suffix, nb::object stack_json, bool stack_mode, bool auto_analyze,
                         bool fuzzy_match, const std::string& timestamp, int threads, nb::object progress,
-                        nb::object name_mapping) {
+                        std::shared_ptr<NameMapper> name_mapper) {
   CompareJob job;
   job.framework = framework;
   job.npu_json = npu_json;
@@ -116,9 +117,7 @@ nb::dict compare_job_py(const std::string& framework, const std::string& npu_jso
   job.fuzzy_match = fuzzy_match;
   job.timestamp = timestamp;
   job.threads = threads;
-  if (!name_mapping.is_none()) {
-    throw msprobe::InvalidInput("MindSpore name mapping (-cm/-am/-dm/-lm) is not available in this build yet");
-  }
+  job.name_mapper = std::move(name_mapper);
   PyProgress py_progress(progress);
   CompareJobReport r;
   {
@@ -238,8 +237,8 @@ nb::list read_xlsx_py(const std::string& path, bool first_only) {
 
 void bind_compare_output(nb::module_& m) {
   m.def("compare_job", &compare_job_py, "framework"_a, "npu_json"_a, "bench_json"_a, "output_dir"_a, "suffix"_a = "",
-        "stack_json"_a = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true, "fuzzy_match"_a = false,
-        "timestamp"_a = "", "threads"_a = 0, "progress"_a = nb::none(), "name_mapping"_a = nb::none(),
+        "stack_json"_a.none() = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true, "fuzzy_match"_a = false,
+        "timestamp"_a = "", "threads"_a = 0, "progress"_a.none() = nb::none(), "name_mapper"_a.none() = nb::none(),
         "Compares one rank and writes its xlsx (and advisor); returns the report.");
   m.def("load_compare_json", &load_compare_json_py, "path"_a);
   m.def("pair_rank_dirs", &pair_rank_dirs_py, "npu_step_dir"_a, "bench_step_dir"_a);

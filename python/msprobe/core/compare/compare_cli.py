@@ -40,7 +40,7 @@ def _run(framework, args):
     if cfg["rank_id"]:
         raise MsprobeException(f"{args.input_path}: rank_id/step_id select MindSpore graph-mode (L2) compare, "
                                f"which this version does not support")
-    mapping = runner.mapping_tables(args.cell_mapping, args.api_mapping, args.data_mapping, args.layer_mapping)
+    mapping = runner.mapping_spec(args.cell_mapping, args.api_mapping, args.data_mapping, args.layer_mapping)
     common = dict(framework=framework, stack_mode=args.stack_mode, auto_analyze=not args.compare_only,
                   fuzzy_match=args.fuzzy_match, mapping=mapping)
     npu_kind, bench_kind = _core.path_kind(cfg["npu_path"]), _core.path_kind(cfg["bench_path"])

@@ -31,54 +31,42 @@ def check_bool_options(**values):
             raise MsprobeException(f"Invalid input parameter, {name}={value!r} which should be only bool type.")
 
 
-def _load_yaml(path, what):
-    if not isinstance(path, str):
-        raise MsprobeException(f"{what}: expected the path of a YAML file, got {type(path).__name__}")
-    if not os.path.isfile(path) or os.path.islink(path):
-        raise MsprobeException(f"{what} {path}: no such file (a regular YAML file is needed)")
-    import yaml
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except (OSError, UnicodeDecodeError) as e:
-        raise MsprobeException(f"{what} {path}: cannot read: {e}") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        raise MsprobeException(f"{what} {path}:{where} not valid YAML") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise MsprobeException(f"{what} {path}: must hold a mapping (name: name), got {type(data).__name__}")
-    return data
+def mapping_spec(cell_mapping=None, api_mapping=None, data_mapping=None, layer_mapping=None):
+    """The name-mapping options (-cm/-am/-dm/-lm; True for a flag given without a file, a path
+    otherwise; data_mapping may also be a dict, as 1.2.1's API accepts) as a picklable dict, or
+    None when no mapping is asked for. Each rank builds its own mapper from it (build_mapper):
+    a mapper keeps per-rank state and cannot travel to worker processes."""
+    spec = {key: value for key, value in (("cell_mapping", cell_mapping), ("api_mapping", api_mapping),
+                                          ("data_mapping", data_mapping), ("layer_mapping", layer_mapping))
+            if value is not None and value is not False}
+    if isinstance(spec.get("data_mapping"), dict):
+        spec["data_mapping"] = {str(k): str(v) for k, v in spec["data_mapping"].items()}
+    elif "data_mapping" in spec and not isinstance(spec["data_mapping"], str):
+        raise MsprobeException(f"data_mapping must be a YAML path or a dict, got "
+                               f"{type(data_mapping).__name__}")
+    return spec or None
 
 
-def mapping_tables(cell_mapping=None, api_mapping=None, data_mapping=None, layer_mapping=None):
-    """The MindSpore name-mapping options as the C++ core takes them: None when no mapping is used,
-    otherwise a dict with one entry per option given; an option given without a file (-cm, -am,
-    -lm alone; True in the API) maps to {} (only the built-in rules), one with a file to the
-    file's table. data_mapping may also be a dict already (1.2.1 accepts one)."""
-    tables = {}
-    for key, value in (("cell_mapping", cell_mapping), ("api_mapping", api_mapping),
-                       ("data_mapping", data_mapping), ("layer_mapping", layer_mapping)):
-        if value is None or value is False:
-            continue
-        if value is True and key != "data_mapping":
-            tables[key] = {}
-        elif isinstance(value, dict) and key == "data_mapping":
-            tables[key] = value
-        else:
-            tables[key] = _load_yaml(value, f"-{key[0]}m ({key})")
-    return tables or None
+def build_mapper(spec):
+    """The C++ NameMapper for a mapping_spec (the YAML files are read here), or None."""
+    if not spec:
+        return None
+    table = spec.get("data_mapping")
+    if isinstance(table, dict):
+        return _core.DataMapper(list(table.items()))
+    from msprobe.core.compare_mappings import name_mapper
+    return name_mapper(**spec)
 
 
 def _rank_job(job):
     """Runs one rank's job (in a worker thread, process or Dask worker). Never raises for bad
     input: returns the report with "error" set instead, so the other ranks go on."""
     try:
+        job = dict(job)
+        job["name_mapper"] = build_mapper(job.pop("mapping", None))
         report = _core.compare_job(**job)
         report["error"] = ""
-    except (ValueError, OSError) as e:  # ConfigError, MsprobeFileError
+    except (ValueError, OSError) as e:  # ConfigError, MsprobeFileError, MsprobeException
         report = {"error": str(e) or type(e).__name__}
     report["suffix"] = job.get("suffix", "")
     return report
@@ -137,8 +125,8 @@ class _StageProgress:
 def run_single(input_param, output_path, *, framework="pytorch", stack_mode=False, auto_analyze=True,
                fuzzy_match=False, mapping=None, suffix="", progress=True, threads=0):
     """Compares one pair of dump.json files described by 1.2.1's input_param dict
-    (npu_json_path, bench_json_path, optional stack_json_path, is_print_compare_log). Returns the
-    core's report. Raises ConfigError / MsprobeFileError / MsprobeException (one line)."""
+    (npu_json_path, bench_json_path, optional stack_json_path, is_print_compare_log); mapping is a
+    mapping_spec(). Returns the core's report. Raises ConfigError / MsprobeFileError / MsprobeException (one line)."""
     if not isinstance(input_param, dict):
         raise MsprobeException(f"Invalid input parameter 'input_param', the expected type dict but got "
                                f"{type(input_param).__name__}.")
@@ -156,13 +144,14 @@ def run_single(input_param, output_path, *, framework="pytorch", stack_mode=Fals
                                        f"{'stack' if key == 'stack_json_path' else 'dump'}.json file, "
                                        f"got {value!r}")
         paths[key] = value
+    mapper = build_mapper(mapping)
     log.info(_SECURITY_NOTE)
     bar = _StageProgress() if progress else None
     try:
         report = _core.compare_job(framework, paths["npu_json_path"], paths["bench_json_path"], output_path,
                                    suffix=suffix, stack_json=paths["stack_json_path"], stack_mode=stack_mode,
                                    auto_analyze=auto_analyze, fuzzy_match=fuzzy_match, threads=threads,
-                                   progress=bar, name_mapping=mapping)
+                                   progress=bar, name_mapper=mapper)
     finally:
         if bar is not None:
             bar.close()
@@ -195,6 +184,7 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
                                    f"{type(value).__name__}.")
     if executor is not None and not isinstance(executor, concurrent.futures.Executor):
         raise MsprobeException(f"executor must be a concurrent.futures.Executor, got {type(executor).__name__}")
+    build_mapper(mapping)   # bad mapping files fail here, once, before any rank starts
     pairs = _core.pair_rank_dirs(npu_dump_dir, bench_dump_dir)
     _core.prepare_output_dir(output_path)
     log.info(_SECURITY_NOTE)
@@ -212,7 +202,7 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
     jobs = [dict(framework=framework, npu_json=p["npu_dump_json"], bench_json=p["bench_dump_json"],
                  output_dir=output_path, suffix=p["suffix"], stack_json=None, stack_mode=stack_mode,
                  auto_analyze=auto_analyze,
-                 fuzzy_match=fuzzy_match, threads=threads, name_mapping=mapping) for p in runnable]
+                 fuzzy_match=fuzzy_match, threads=threads, mapping=mapping) for p in runnable]
     results = {p["suffix"]: {"error": p["error"], "suffix": p["suffix"]} for p in pairs if p["error"]}
     for p in pairs:
         if p["error"]:

@@ -9,7 +9,7 @@ def ms_compare_distributed(npu_dump_dir, bench_dump_dir, output_path, **kwargs):
     if kwargs.get("suffix"):
         raise MsprobeException("Argument 'suffix' is not supported for compare_distributed.")
     runner.check_bool_options(is_print_compare_log=kwargs.get("is_print_compare_log", True))
-    mapping = runner.mapping_tables(kwargs.get("cell_mapping"), kwargs.get("api_mapping"),
+    mapping = runner.mapping_spec(kwargs.get("cell_mapping"), kwargs.get("api_mapping"),
                                     kwargs.get("data_mapping"), kwargs.get("layer_mapping"))
     return runner.run_distributed(npu_dump_dir, bench_dump_dir, output_path, framework="mindspore",
                                   stack_mode=kwargs.get("stack_mode", False),

@@ -12,7 +12,7 @@ from msprobe.core.compare import runner
 
 
 def ms_compare(input_param, output_path, **kwargs):
-    mapping = runner.mapping_tables(kwargs.get("cell_mapping"), kwargs.get("api_mapping"),
+    mapping = runner.mapping_spec(kwargs.get("cell_mapping"), kwargs.get("api_mapping"),
                                     kwargs.get("data_mapping"), kwargs.get("layer_mapping"))
     return runner.run_single(input_param, output_path, framework="mindspore",
                              stack_mode=kwargs.get("stack_mode", False),

@@ -21,7 +21,7 @@ def compare_distributed(npu_dump_dir, bench_dump_dir, output_path, **kwargs):
     if kwargs.get("suffix"):
         raise MsprobeException("Argument 'suffix' is not supported for compare_distributed.")
     runner.check_bool_options(is_print_compare_log=kwargs.get("is_print_compare_log", True))
-    mapping = runner.mapping_tables(data_mapping=kwargs.get("data_mapping"))
+    mapping = runner.mapping_spec(data_mapping=kwargs.get("data_mapping"))
     return runner.run_distributed(npu_dump_dir, bench_dump_dir, output_path, framework="pytorch",
                                   stack_mode=kwargs.get("stack_mode", False),
                                   auto_analyze=kwargs.get("auto_analyze", True),

@@ -15,7 +15,7 @@ def compare(input_param, output_path, **kwargs):
     stack_mode = kwargs.get("stack_mode", False)
     auto_analyze = kwargs.get("auto_analyze", True)
     fuzzy_match = kwargs.get("fuzzy_match", False)
-    mapping = runner.mapping_tables(data_mapping=kwargs.get("data_mapping"))
+    mapping = runner.mapping_spec(data_mapping=kwargs.get("data_mapping"))
     return runner.run_single(input_param, output_path, framework="pytorch", stack_mode=stack_mode,
                              auto_analyze=auto_analyze,
                              fuzzy_match=fuzzy_match, mapping=mapping, suffix=kwargs.get("suffix", ""),
