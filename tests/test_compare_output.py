@@ -447,3 +447,21 @@ def test_missing_tensor_file_is_a_row_message(tmp_path, our_dumps):
     header = [c.value for c in ws[1]]
     row = next(r for r in ws.iter_rows(min_row=2, values_only=True) if r[0] == missing.name[:-3])
     assert row[header.index("Cosine")] in ("N/A", "unsupported") and row[header.index("Err_message")]
+
+
+def test_progress_callback_error_stops_the_job(tmp_path):
+    """Ctrl-C while C++ compares: it surfaces in the progress callback and ends the job."""
+    from msprobe import _core
+    d = os.path.join(ORIG_DUMPS, "mix_statistics")
+    calls = []
+
+    def progress(stage, done, total):
+        calls.append((stage, done, total))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _core.compare_job("pytorch", os.path.join(d, "step0", "rank", "dump.json"),
+                          os.path.join(d, "step1", "rank", "dump.json"), str(tmp_path / "out"), progress=progress)
+    assert len(calls) == 2 and calls[0][0] == "read"
+    assert os.listdir(tmp_path / "out") == []

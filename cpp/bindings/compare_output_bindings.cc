@@ -60,9 +60,12 @@ Cell cell_from_python(nb::handle h) {
   throw nb::type_error("write_compare_xlsx_rows: cells must be None, bool, int, float or str");
 }
 
+// Thrown through the core when the progress callback raised (Ctrl-C arrives there too): the
+// job stops and the Python exception is re-raised once the GIL is back.
+struct ProgressAborted {};
+
 // Hands the core's progress (always reported on the calling thread) to a Python callable
-// progress(stage, done, total), at most at every 1 % of a stage, and keeps the first Python
-// exception it raises (re-raised after the job) instead of throwing it into C++.
+// progress(stage, done, total), at most at every 1 % of a stage.
 class PyProgress {
  public:
   explicit PyProgress(nb::object fn) : fn_(std::move(fn)) {}
@@ -75,12 +78,15 @@ class PyProgress {
       if (s == last_stage_ && done != total && done / step == last_bucket_) return;
       last_stage_ = s;
       last_bucket_ = done / step;
-      nb::gil_scoped_acquire gil;
-      try {
-        fn_(s, done, total);
-      } catch (nb::python_error& e) {
-        error_ = std::make_unique<nb::python_error>(std::move(e));
+      {
+        nb::gil_scoped_acquire gil;
+        try {
+          fn_(s, done, total);
+        } catch (nb::python_error& e) {
+          error_ = std::make_unique<nb::python_error>(std::move(e));
+        }
       }
+      if (error_) throw ProgressAborted{};
     };
   }
   void rethrow() {
@@ -120,9 +126,10 @@ nb::dict compare_job_py(const std::string& framework, const std::string& npu_jso
   job.name_mapper = std::move(name_mapper);
   PyProgress py_progress(progress);
   CompareJobReport r;
-  {
+  try {
     nb::gil_scoped_release release;
     r = run_compare_job(job, py_progress.function());
+  } catch (const ProgressAborted&) {
   }
   py_progress.rethrow();
   nb::dict d;
