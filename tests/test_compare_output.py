@@ -260,7 +260,8 @@ def test_cli_distributed_matches_original_and_merges(tmp_path):
         json.load(open(os.path.join(GOLDEN, "distributed", "run.json")))["files"]
     for rank in (0, 1):
         got = [f for f in files if f.startswith(f"compare_result_rank{rank}-rank{rank}_")][0]
-        assert cells(out / got) == cells(os.path.join(GOLDEN, "distributed", f"compare_result_rank{rank}-rank{rank}.xlsx"))
+        golden = os.path.join(GOLDEN, "distributed", f"compare_result_rank{rank}-rank{rank}.xlsx")
+        assert cells(out / got) == cells(golden)
     m = msprobe("-f", "pytorch", "merge_result", "-i", str(out), "-o", str(tmp_path / "merged"), "-config",
                 os.path.join(GOLDEN, "distributed", "merge.yaml"))
     assert m.returncode == 0, m.stderr

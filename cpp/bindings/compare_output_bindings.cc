@@ -104,7 +104,8 @@ class PyProgress {
   std::unique_ptr<nb::python_error> error_;
 };
 
-nb::dict compare_job_py(const std::string& framework, const std::string& npu_json, const std::string& bench_json, const std::string& output_dir,
+nb::dict compare_job_py(const std::string& framework, const std::string& npu_json, const std::string& bench_json,
+                        const std::string& output_dir,
                         const std::string& suffix, nb::object stack_json, bool stack_mode, bool auto_analyze,
                         bool fuzzy_match, const std::string& timestamp, int threads, nb::object progress,
                         std::shared_ptr<NameMapper> name_mapper) {

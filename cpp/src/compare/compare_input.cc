@@ -40,7 +40,9 @@ std::string string_field(const JsonValue& v, const std::string& origin, const ch
 void check_int_list(const JsonValue& v, const std::string& origin, const char* key) {
   if (!v.is_array()) throw InvalidInput(origin + ": \"" + key + "\" must be a list of integers, got " + v.type_name());
   for (const JsonValue& x : v.as_array()) {
-    if (!x.is_int()) throw InvalidInput(origin + ": \"" + key + "\" must be a list of integers, holds " + x.type_name());
+    if (!x.is_int()) {
+      throw InvalidInput(origin + ": \"" + key + "\" must be a list of integers, holds " + x.type_name());
+    }
   }
 }
 

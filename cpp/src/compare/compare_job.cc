@@ -35,7 +35,9 @@ void check_input_file(const std::string& path, const char* what) {
     throw FileError(std::string(what) + " " + path + ": " +
                     (errno == ENOENT || errno == ENOTDIR ? std::string("no such file") : std::strerror(errno)));
   }
-  if (S_ISLNK(st.st_mode)) throw FileError(std::string(what) + " " + path + ": is a symbolic link; pass the file itself");
+  if (S_ISLNK(st.st_mode)) {
+    throw FileError(std::string(what) + " " + path + ": is a symbolic link; pass the file itself");
+  }
   if (!S_ISREG(st.st_mode)) throw FileError(std::string(what) + " " + path + ": not a regular file");
 }
 

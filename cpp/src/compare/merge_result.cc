@@ -200,10 +200,13 @@ MergeReport merge_results(const std::string& input_dir, const std::string& outpu
     if (!subset) {
       std::string missing;
       for (const std::string& v : valid) {
-        if (std::find(indexes.begin(), indexes.end(), v) == indexes.end()) missing += (missing.empty() ? "'" : ", '") + v + "'";
+        if (std::find(indexes.begin(), indexes.end(), v) == indexes.end()) {
+          missing += (missing.empty() ? "'" : ", '") + v + "'";
+        }
       }
       report.warnings.push_back("Compare indexes in " + rank_text +
-                                " compare result are not consistent with those in other compare results, please check!");
+                                " compare result are not consistent with those in other compare results, "
+                                "please check!");
       report.warnings.push_back("The compare result will not be shown in merged result.");
       report.warnings.push_back("The invalid compare indexes: {" + missing + "}");
       continue;

@@ -365,8 +365,9 @@ std::vector<XlsxSheet> read_xlsx(const std::string& path, bool first_only) {
       if (tag.name != "sheet" || tag.closing) continue;
       const std::string name = decode_text(std::string(tag.attr("name")));
       const auto it = rel_target.find(std::string(tag.attr("id")));
-      const std::string part = it != rel_target.end() ? it->second
-                                                      : "xl/worksheets/sheet" + std::to_string(sheets.size() + 1) + ".xml";
+      const std::string part = it != rel_target.end()
+                                   ? it->second
+                                   : "xl/worksheets/sheet" + std::to_string(sheets.size() + 1) + ".xml";
       sheets.emplace_back(name, part);
     }
   }

@@ -21,7 +21,9 @@ uint64_t u64(const std::string& s, uint64_t at) { return u32(s, at) | ((uint64_t
 
 ZipReader::ZipReader(const std::string& bytes, std::string origin, uint64_t max_entry_bytes)
     : z_(bytes), origin_(std::move(origin)), max_entry_bytes_(max_entry_bytes) {
-  auto bad = [&](const std::string& what) { throw FileError(origin_ + ": not a readable .xlsx/zip file (" + what + ")"); };
+  auto bad = [&](const std::string& what) {
+    throw FileError(origin_ + ": not a readable .xlsx/zip file (" + what + ")");
+  };
   if (z_.size() < 22) bad("too short");
   // End of central directory: the last signature within the final 64 KiB + 22 bytes.
   uint64_t eocd = std::string::npos;

@@ -78,3 +78,6 @@ def compare_cli(args, framework="pytorch"):
     except (ValueError, OSError) as e:  # ConfigError, MsprobeFileError, MsprobeException
         log.error(str(e))
         return 1
+    except KeyboardInterrupt:
+        log.error("compare: interrupted; the files already written are kept")
+        return 130

@@ -208,11 +208,14 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
         if p["error"]:
             log.error(f"[{p['suffix'].lstrip('_')}] {p['error']}")
     bar = None
+    finished = False
+    futures = {}
     if progress and jobs:
         from msprobe.core.progress import ProgressBar
         bar = ProgressBar(len(jobs), desc="Compare ranks")
     try:
-        futures = {executor.submit(_rank_job, job): job["suffix"] for job in jobs}
+        for job in jobs:
+            futures[executor.submit(_rank_job, job)] = job["suffix"]
         for fut in concurrent.futures.as_completed(futures):
             suffix = futures[fut]
             try:
@@ -227,11 +230,15 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
                 log.error(f"[{label}] {report['error']}")
             else:
                 _print_report(report, label)
+        finished = True
     finally:
         if bar is not None:
             bar.close()
+        if not finished:   # interrupted: pairs not started yet are dropped
+            for fut in futures:
+                fut.cancel()
         if own_pool:
-            executor.shutdown(wait=True)
+            executor.shutdown(wait=finished, cancel_futures=not finished)
     ordered = [results[p["suffix"]] for p in pairs]
     failed = [r for r in ordered if r["error"]]
     if failed:
