@@ -267,3 +267,32 @@ TEST(CompareOutputInput, PairsRankFoldersByPosition) {
     EXPECT_NE(std::string(e.what()).find("dump_dir contains 'stray'"), std::string::npos);
   }
 }
+
+// Untrusted workbooks: every prefix of a real workbook and many corrupted copies either read or
+// raise FileError; nothing crashes, hangs or allocates without bound.
+TEST(CompareOutputXlsx, ReaderSurvivesCutAndCorruptedFiles) {
+  TempDir dir;
+  const std::string good = dir.file("good.xlsx");
+  write_compare_xlsx(statistics_table(), good);
+  const std::string bytes = read_text(good);
+  ASSERT_GT(bytes.size(), 1000u);
+  auto attempt = [&](const std::string& content) {
+    try {
+      read_xlsx_bytes(content, "probe.xlsx");
+    } catch (const FileError&) {
+    }
+  };
+  for (size_t cut = 0; cut < bytes.size(); ++cut) attempt(bytes.substr(0, cut));
+  uint32_t seed = 12345;
+  for (int i = 0; i < 5000; ++i) {
+    std::string c = bytes;
+    for (int k = 0; k < 4; ++k) {
+      seed = seed * 1664525u + 1013904223u;
+      // Bias towards the central directory at the end, where offsets and sizes live.
+      const size_t at = (k % 2 == 0) ? c.size() - 1 - (seed >> 8) % std::min<size_t>(c.size(), 400)
+                                     : (seed >> 8) % c.size();
+      c[at] = (char)(seed >> 24);
+    }
+    attempt(c);
+  }
+}

@@ -339,7 +339,10 @@ std::string read_file_bytes(const std::string& path) {
 }  // namespace
 
 std::vector<XlsxSheet> read_xlsx(const std::string& path, bool first_only) {
-  const std::string bytes = read_file_bytes(path);
+  return read_xlsx_bytes(read_file_bytes(path), path, first_only);
+}
+
+std::vector<XlsxSheet> read_xlsx_bytes(const std::string& bytes, const std::string& path, bool first_only) {
   ZipReader zip(bytes, path);
   // Sheet names and their parts: workbook.xml + its relationships.
   std::map<std::string, std::string> rel_target;

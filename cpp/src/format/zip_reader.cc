@@ -103,6 +103,9 @@ std::string ZipReader::read(const std::string& name) const {
     if (e->csize != e->usize) throw FileError(where + ": inconsistent sizes");
     out = z_.substr(data, e->csize);
   } else if (e->method == 8) {
+    // Deflate cannot expand beyond ~1032:1; a larger claimed size is a damaged (or hostile)
+    // header, refused before anything is allocated.
+    if (e->usize / 1032 > e->csize + 1) throw FileError(where + " is damaged (impossible sizes)");
     out.resize(e->usize);
     z_stream zs;
     std::memset(&zs, 0, sizeof(zs));

@@ -18,6 +18,9 @@ struct XlsxSheet {
 // All sheets, in workbook order (first_only: just the first). Throws FileError with the file name
 // when the file is not a readable workbook.
 std::vector<XlsxSheet> read_xlsx(const std::string& path, bool first_only = false);
+// The same for a workbook already in memory; `origin` names it in errors.
+std::vector<XlsxSheet> read_xlsx_bytes(const std::string& bytes, const std::string& origin,
+                                       bool first_only = false);
 
 }  // namespace compare
 }  // namespace msprobe
