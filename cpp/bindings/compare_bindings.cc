@@ -10,10 +10,12 @@
 //       .written_rows() -> rows as 1.2.1 writes them into the xlsx (inf/nan/bool/None as text)
 //       .column(name) -> index or -1
 //   NameMapper: base class of the name mappings (-cm/-am/-dm/-lm), bound by their owners.
+//   DataMapping(pairs): an explicit data mapping [(npu row, bench row), ...] (1.2.1's dict form).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include <string>
@@ -63,6 +65,9 @@ void bind_compare(nb::module_& m) {
   nb::class_<NameMapper>(m, "NameMapper",
                          "Name mapping of a compare (-cm/-am/-dm/-lm); the default maps nothing.")
       .def(nb::init<>());
+  nb::class_<DataMapping, NameMapper>(m, "DataMapping",
+                                      "1.2.1's data_mapping: [(npu row name, bench row name), ...].")
+      .def(nb::init<std::vector<std::pair<std::string, std::string>>>(), "pairs"_a);
 
   nb::class_<CompareTable>(m, "CompareTable", "Result table of compare_dumps, held in C++.")
       .def_prop_ro("mode", [](const CompareTable& t) { return mode_name(t.mode); })

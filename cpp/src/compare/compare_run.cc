@@ -5,6 +5,8 @@
 #include "dump_mode.h"
 #include "dump_parse.h"
 #include "highlight.h"
+#include "joined_match.h"
+#include "mapped_match.h"
 #include "msprobe/base/error.h"
 #include "ordered_match.h"
 #include "result_rows.h"
@@ -46,8 +48,16 @@ CompareTable compare_dumps(const std::string& npu_dump_json, const std::string& 
   NameMapper* mapper = options.name_mapper.get();
   const bool custom = mapper && mapper->data_mapping();
   std::vector<Row> rows;
-  if (custom || mindspore) {
-    throw InvalidInput("compare: MindSpore and data-mapping compare are not implemented yet");
+  if (custom) {
+    mapped_match(npu, bench, *mapper->data_mapping(), table.mode, rows);
+    finish_rows(rows, table.mode, options.stack_mode);
+  } else if (mindspore) {
+    JoinedMatchOptions opt;
+    opt.mode = table.mode;
+    opt.stack_mode = options.stack_mode;
+    opt.cross_framework = mapper && mapper->maps_names();
+    opt.mapper = mapper;
+    joined_match(npu, bench, opt, rows);
   } else {
     OrderedMatchOptions opt;
     opt.mode = table.mode;

@@ -37,5 +37,19 @@ class NameMapper {
   }
 };
 
+// An explicit data mapping (1.2.1's data_mapping dict {npu row name: bench row name}, e.g. passed
+// to the Python API as a dict), in the dict's order.
+class DataMapping : public NameMapper {
+ public:
+  explicit DataMapping(std::vector<std::pair<std::string, std::string>> pairs)
+      : pairs_(std::move(pairs)) {}
+  const std::vector<std::pair<std::string, std::string>>* data_mapping() const override {
+    return &pairs_;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> pairs_;
+};
+
 }  // namespace compare
 }  // namespace msprobe
