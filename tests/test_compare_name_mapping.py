@@ -112,6 +112,20 @@ def test_data_mapping_pairs_are_the_original_rows(case):
     assert ours == [(r[0], r[1]) for r in golden(case, "dm")]
 
 
+@pytest.mark.parametrize("variant, table", [("lm", "layer_mapping.yaml"), ("lm_plain", None)])
+def test_layer_mapping_gives_the_original_data_mapping(variant, table):
+    case = os.path.join(FIX, "xf_mix_statistics")
+    mapper = compare_mappings.layer_mapper(
+        os.path.join(case, "npu", "step0", "rank", "dump.json"),
+        os.path.join(case, "bench", "step0", "rank", "dump.json"),
+        os.path.join(case, table) if table else None)
+    # the data_mapping yaml 1.2.1 wrote beside its result (pyyaml keeps the file's order)
+    with open(os.path.join(case, variant, "data_mapping.yaml")) as f:
+        expected = [tuple(line.rstrip("\n").split(": ", 1)) for line in f if line.strip()]
+    assert mapper.data_mapping() == expected
+    assert len(expected) > 100
+
+
 def test_name_mapper_precedence_and_errors(tmp_path):
     assert compare_mappings.name_mapper() is None
     dm = os.path.join(FIX, "xf_L1_statistics", "data_mapping.yaml")

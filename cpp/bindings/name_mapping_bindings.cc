@@ -4,6 +4,8 @@
 //   UserApiMapping(): fields ms_api, pt_api (str), ms_args ... pt_parameters_grad ([str])
 //   CellMapper(table: {"{path}.{Class}": "{path}.{Class}"})
 //   DataMapper(pairs: [(npu row, bench row)])
+//   LayerMapper(npu_dump_json, bench_dump_json, table: [(type, [(origin, target)])])
+//       .data_mapping() -> [(npu row, bench row | "N/A")]   .entry_mapping() -> [(entry, entry)]
 //   .npu_key(row) -> str, .prepare(npu_rows, bench_rows), .data_mapping() -> [(str, str)] | None
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
@@ -47,4 +49,12 @@ void bind_name_mapping(nb::module_& m) {
   nb::class_<DataMapper, NameMapper>(m, "DataMapper", "-dm: explicit (npu row, bench row) pairs.")
       .def(nb::init<std::vector<std::pair<std::string, std::string>>>(), "pairs"_a)
       .def("data_mapping", [](const DataMapper& d) { return *d.data_mapping(); });
+
+  nb::class_<LayerMapper, NameMapper>(m, "LayerMapper",
+                                      "-lm: row pairs from both dumps' layer trees.")
+      .def(nb::init<const std::string&, const std::string&, const LayerMapper::Table&>(),
+           "npu_dump_json"_a, "bench_dump_json"_a, "table"_a,
+           nb::call_guard<nb::gil_scoped_release>())
+      .def("data_mapping", [](const LayerMapper& d) { return *d.data_mapping(); })
+      .def("entry_mapping", &LayerMapper::entry_mapping);
 }

@@ -141,3 +141,54 @@ TEST(NameMappingData, PairsInOrder) {
 }  // namespace
 }  // namespace compare
 }  // namespace msprobe
+
+// -lm against the original: 1.2.1 wrote the data mapping it derived from the golden
+// MindSpore-vs-PyTorch dumps (tests/fixtures/compare_1.2.1/xf_mix_statistics/lm*/data_mapping.yaml).
+#include <fstream>
+
+namespace msprobe {
+namespace compare {
+namespace {
+
+std::string fixture_dir() {
+  return std::string(MSPROBE_SOURCE_DIR) + "/tests/fixtures/compare_1.2.1/xf_mix_statistics";
+}
+
+std::vector<std::pair<std::string, std::string>> yaml_pairs(const std::string& path) {
+  std::ifstream f(path);
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string line;
+  while (std::getline(f, line)) {
+    size_t sep = line.find(": ");
+    if (sep != std::string::npos) out.push_back({line.substr(0, sep), line.substr(sep + 2)});
+  }
+  return out;
+}
+
+TEST(NameMappingLayer, MatchesTheOriginalsDataMapping) {
+  const std::string dir = fixture_dir();
+  const std::string npu = dir + "/npu/step0/rank/dump.json", bench = dir + "/bench/step0/rank/dump.json";
+  LayerMapper with_table(npu, bench, {{"TopLayer", {{"scale", "affine"}}}});
+  auto expected = yaml_pairs(dir + "/lm/data_mapping.yaml");
+  ASSERT_GT(expected.size(), 100u);
+  EXPECT_EQ(*with_table.data_mapping(), expected);
+
+  LayerMapper plain(npu, bench, {});
+  EXPECT_EQ(*plain.data_mapping(), yaml_pairs(dir + "/lm_plain/data_mapping.yaml"));
+  // without the table the "scale" cell finds no "affine" module
+  bool unmatched = false;
+  for (const auto& [n, b] : plain.entry_mapping())
+    if (n == "Cell.scale.Scale.forward.0") unmatched = b == "N/A";
+  EXPECT_TRUE(unmatched);
+  // a "Cell" table is the root's table
+  LayerMapper cell_key(npu, bench, {{"Cell", {{"scale", "affine"}}}});
+  EXPECT_EQ(*cell_key.data_mapping(), expected);
+}
+
+TEST(NameMappingLayer, MissingFilesAreOneLineErrors) {
+  EXPECT_THROW(LayerMapper("/nonexistent/dump.json", "/nonexistent/dump.json", {}), FileError);
+}
+
+}  // namespace
+}  // namespace compare
+}  // namespace msprobe

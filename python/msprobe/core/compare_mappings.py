@@ -2,8 +2,8 @@
 that compare_dumps(name_mapper=...) takes. The mapping itself runs in C++
 (cpp/src/compare/name_mapping.cc); here only files are read.
 
-1.2.1's precedence: a data mapping (-dm) replaces matching; else -cm; else -am. -lm (layer
-mapping) is not implemented.
+1.2.1's precedence: a layer mapping (-lm) or a data mapping (-dm) replaces matching; else -cm;
+else -am.
 """
 import os
 
@@ -82,11 +82,28 @@ def data_mapper(table_file):
     return _core.DataMapper(list(table.items()))
 
 
-def name_mapper(cell_mapping=None, api_mapping=None, data_mapping=None, layer_mapping=None):
+def layer_mapper(npu_dump_json, bench_dump_json, table_file=None):
+    """-lm [FILE]: row pairs from both dumps' layer trees; FILE: {parent type: {"child[.grand
+    child]": "new name"}} (a top-level "Cell" means the root)."""
+    data = _load_yaml(table_file, "layer mapping") if table_file else None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict) or not all(isinstance(v, dict) or v is None
+                                             for v in data.values()):
+        raise MsprobeException(f"layer mapping file '{table_file}' must map layer types to "
+                               f"mappings of layer names")
+    table = [(str(t), [(str(k), str(v)) for k, v in (names or {}).items()])
+             for t, names in data.items()]
+    return _core.LayerMapper(npu_dump_json, bench_dump_json, table)
+
+
+def name_mapper(cell_mapping=None, api_mapping=None, data_mapping=None, layer_mapping=None,
+                npu_dump_json=None, bench_dump_json=None):
     """The mapper for the CLI's -cm/-am/-dm/-lm values (True for a flag given without a file),
-    or None when no mapping is asked for."""
+    or None when no mapping is asked for. -lm needs the two dump.json paths."""
     if layer_mapping:
-        raise MsprobeException("compare: -lm (layer mapping) is not supported yet")
+        return layer_mapper(npu_dump_json, bench_dump_json,
+                            layer_mapping if isinstance(layer_mapping, str) else None)
     if data_mapping:
         return data_mapper(data_mapping)
     if cell_mapping:

@@ -2,8 +2,9 @@
 //   -am  ApiMapper        MindSpore API names -> PyTorch API names (built-in table + user table)
 //   -cm  CellMapper       Cell.{path}.{Class} -> Module.{path'}.{Class'}
 //   -dm  DataMapper       explicit (npu row, bench row) pairs
+//   -lm  LayerMapper      pairs derived from both dumps' module trees and a layer-name table
 // The tables come in as plain containers (Python loads the yaml files); 1.2.1's behaviour, quirks
-// included, is described at each class. -lm (layer mapping) is not implemented here.
+// included, is described at each class.
 #pragma once
 #include <map>
 #include <string>
@@ -90,6 +91,33 @@ class DataMapper : public NameMapper {
 
  private:
   std::vector<std::pair<std::string, std::string>> pairs_;
+};
+
+// -lm (1.2.1 core/compare/layer_mapping). Reads dump.json, stack.json and construct.json of both
+// dumps (stack.json and construct.json beside dump.json; with either empty a side has no items).
+// Every entry gets a scope: its layer (from construct.json, or its own name for Cell/Module
+// entries), the first framework frame of its stack (for APIs), and its short name; backward
+// entries take their forward entry's scope. The scopes of each side form a tree; an npu entry is
+// looked up in the bench tree under its scope with the layer names renamed by the table
+// ({parent type: {"child[.grandchild...]": "new name"}}, longest first; a top-level "Cell" key
+// means "TopLayer"), as the same-numbered entry of the same state there. Its rows are then paired
+// with the bench entry's rows by their suffix after the entry name; rows without a partner and
+// entries without a bench entry pair with "N/A". Throws FileError / InvalidInput (one line).
+class LayerMapper : public NameMapper {
+ public:
+  using Table = std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>>;
+  LayerMapper(const std::string& npu_dump_json, const std::string& bench_dump_json,
+              const Table& table);
+  const std::vector<std::pair<std::string, std::string>>* data_mapping() const override {
+    return &pairs_;
+  }
+  // npu entry name -> bench entry name or "N/A", in npu dump order (1.2.1's api_mapping)
+  const std::vector<std::pair<std::string, std::string>>& entry_mapping() const {
+    return entries_;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> pairs_, entries_;
 };
 
 }  // namespace compare
