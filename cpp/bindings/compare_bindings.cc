@@ -9,6 +9,7 @@
 //         cells as 1.2.1's DataFrame holds them: str, float, int, bool or None
 //       .written_rows() -> rows as 1.2.1 writes them into the xlsx (inf/nan/bool/None as text)
 //       .column(name) -> index or -1
+//       .notes -> [str]: one line per torn input file read up to its last complete record
 //   NameMapper: base class of the name mappings (-cm/-am/-dm/-lm), bound by their owners.
 //   DataMapping(pairs): an explicit data mapping [(npu row, bench row), ...] (1.2.1's dict form).
 #include <nanobind/nanobind.h>
@@ -73,6 +74,7 @@ void bind_compare(nb::module_& m) {
       .def_prop_ro("mode", [](const CompareTable& t) { return mode_name(t.mode); })
       .def_ro("stack_mode", &CompareTable::stack_mode)
       .def_ro("header", &CompareTable::header)
+      .def_ro("notes", &CompareTable::notes)
       .def_prop_ro("num_rows", [](const CompareTable& t) { return t.rows.size(); })
       .def_prop_ro("fills",
                    [](const CompareTable& t) {

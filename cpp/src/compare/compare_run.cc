@@ -31,10 +31,11 @@ CompareTable compare_dumps(const std::string& npu_dump_json, const std::string& 
     throw InvalidInput("compare: framework must be \"pytorch\" or \"mindspore\", got \"" +
                        options.framework + "\"");
   StackMap stack;
+  std::string stack_note;
   if (options.stack_mode) {
     const std::string path =
         options.stack_path.empty() ? folder_of(npu_dump_json) + "/stack.json" : options.stack_path;
-    stack = load_stack_map(path);
+    stack = load_stack_map(path, &stack_note);
   }
   const StackMap* stack_ptr = options.stack_mode ? &stack : nullptr;
   const ParsedDump npu = parse_dump(npu_dump_json, stack_ptr);
@@ -44,6 +45,8 @@ CompareTable compare_dumps(const std::string& npu_dump_json, const std::string& 
   table.mode = detect_mode(npu, bench);
   table.stack_mode = options.stack_mode;
   table.header = table_header(table.mode, options.stack_mode);
+  for (const std::string* note : {&npu.repair_note, &bench.repair_note, (const std::string*)&stack_note})
+    if (!note->empty()) table.notes.push_back(*note);
 
   NameMapper* mapper = options.name_mapper.get();
   const bool custom = mapper && mapper->data_mapping();

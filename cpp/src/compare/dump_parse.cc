@@ -4,6 +4,8 @@
 #include <functional>
 
 #include "msprobe/base/error.h"
+#include "msprobe/reader/dump_json_reader.h"
+#include "msprobe/reader/side_files.h"
 #include "py_value.h"
 
 namespace msprobe {
@@ -11,17 +13,17 @@ namespace compare {
 
 namespace {
 
-// The one place that reads dump.json. TODO(reader): switch to reader::DumpJsonReader (streamed,
-// torn-tolerant) once the reader branch has its implementation.
-void read_dump_entries(const std::string& path, std::string& task,
+// The one place that reads dump.json: streamed one entry at a time, torn files repaired.
+void read_dump_entries(const std::string& path, std::string& task, std::string& repair_note,
                        const std::function<void(const std::string&, const JsonValue&)>& fn) {
-  const JsonValue doc = parse_json_file(path);
-  if (!doc.is_object()) throw FileError(path + ": not a JSON object");
-  const JsonValue* t = doc.find("task");
-  task = t && t->is_string() ? t->as_string() : std::string();
-  const JsonValue* data = doc.find("data");
-  if (!data || !data->is_object()) throw FileError(path + ": no \"data\" object");
-  for (const auto& kv : data->as_object()) fn(kv.first, kv.second);
+  reader::DumpJsonReader in(path);
+  task = in.header().task;
+  std::string name;
+  in.for_each_entry([&](std::string_view n, const JsonValue& record) {
+    name.assign(n.data(), n.size());
+    fn(name, record);
+  });
+  if (in.note().torn) repair_note = in.note().message;
 }
 
 // 'md5' in x, for the containers md5_find looks into.
@@ -74,21 +76,16 @@ std::string folder_of(const std::string& path) {
 
 }  // namespace
 
-StackMap load_stack_map(const std::string& path) {
-  const JsonValue doc = parse_json_file(path);
+StackMap load_stack_map(const std::string& path, std::string* repair_note) {
+  reader::RepairNote note;
   StackMap map;
-  if (!doc.is_object()) throw FileError(path + ": not a JSON object");
-  for (const auto& kv : doc.as_object()) {
-    const JsonValue& v = kv.second;
-    const bool interned = v.is_array() && v.as_array().size() == 2 && v.as_array()[0].is_array() &&
-                          v.as_array()[1].is_array();
-    if (interned) {
-      for (const auto& name : v.as_array()[0].as_array())
-        if (name.is_string()) map[name.as_string()] = v.as_array()[1];
-    } else {
-      map[kv.first] = v;
-    }
+  for (auto& kv : reader::read_stack_json(path, &note)) {
+    JsonValue::Array lines;
+    lines.reserve(kv.second.size());
+    for (auto& line : kv.second) lines.push_back(JsonValue::make_string(std::move(line)));
+    map.emplace(kv.first, JsonValue::make_array(std::move(lines)));
   }
+  if (note.torn && repair_note) *repair_note = note.message;
   return map;
 }
 
@@ -97,7 +94,7 @@ ParsedDump parse_dump(const std::string& path, const StackMap* stack) {
   dump.path = path;
   dump.folder = folder_of(path);
   std::unordered_map<std::string, size_t> seen;
-  read_dump_entries(path, dump.task, [&](const std::string& name, const JsonValue& record) {
+  read_dump_entries(path, dump.task, dump.repair_note, [&](const std::string& name, const JsonValue& record) {
     if (!dump.has_md5 && entry_has_md5(record)) dump.has_md5 = true;
     if (!dump.has_pt_data_name && has_pt_name(record)) dump.has_pt_data_name = true;
     ParsedEntry e;
@@ -135,8 +132,8 @@ ParsedDump parse_dump(const std::string& path, const StackMap* stack) {
 
 void for_each_record(const std::string& path,
                      const std::function<void(const std::string&, const JsonValue&)>& fn) {
-  std::string task;
-  read_dump_entries(path, task, fn);
+  std::string task, note;
+  read_dump_entries(path, task, note, fn);
 }
 
 }  // namespace compare

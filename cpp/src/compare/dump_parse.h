@@ -14,8 +14,9 @@ namespace compare {
 
 // Entry name -> stack of that entry as stack.json holds it (a list of lines in 1.2.1's format).
 using StackMap = std::unordered_map<std::string, JsonValue>;
-// stack.json in 1.2.1's form {"name": [lines]} or the interned form {"i": [[names], [lines]]}.
-StackMap load_stack_map(const std::string& path);
+// stack.json in 1.2.1's form {"name": [lines]} or the interned form {"i": [[names], [lines]]};
+// a torn file keeps its complete records and sets *repair_note.
+StackMap load_stack_map(const std::string& path, std::string* repair_note);
 
 struct ParsedEntry {
   MergedOp op;        // empty when the entry flattens to no leaf
@@ -28,6 +29,7 @@ struct ParsedDump {
   bool has_md5 = false;      // 1.2.1 md5_find: some input/output holds an "md5" field
   bool has_pt_data_name = false;  // some data_name ends with ".pt" (check_cross_framework)
   std::vector<ParsedEntry> entries;  // file order; a repeated name keeps its first place, last value
+  std::string repair_note;   // the reader's one-line note when dump.json was torn, else ""
 };
 
 // stack: the NPU stack map in stack mode (1.2.1 looks bench names up in it too), else nullptr.

@@ -83,7 +83,8 @@ void run_tensor_phase(std::vector<Row>& rows, const std::vector<std::string>& he
           n = load_dump_tensor(in.npu_tensor_dir, npu_file);
           b = load_dump_tensor(in.bench_tensor_dir, bench_file);
           loaded = true;
-        } catch (const FileError&) {
+        } catch (const FileError&) {  // missing, refused or unreadable: 1.2.1's "not found"
+        } catch (const InvalidInput&) {
         }
       }
       m = loaded ? compare_tensor_data(n.view, b.view) : unreadable_metrics(file_not_found_msg(data_name));
