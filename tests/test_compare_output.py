@@ -295,8 +295,9 @@ def test_cli_matches_original_fixture(tmp_path, variant):
         golden = os.path.join(golden_dir, re.sub(rf"_{TS}(?=\.)", "", f))
         if f.endswith(".xlsx"):
             assert cells(out / f) == cells(golden), f
-        elif f.startswith("advisor"):
+        else:   # advisor_*.txt, data_mapping_*.yaml (-lm)
             assert (out / f).read_text() == open(golden).read(), f
+            assert stat.S_IMODE(os.stat(out / f).st_mode) == 0o640
 
 
 OUR_DUMP = r"""
@@ -466,3 +467,27 @@ def test_progress_callback_error_stops_the_job(tmp_path):
                           os.path.join(d, "step1", "rank", "dump.json"), str(tmp_path / "out"), progress=progress)
     assert len(calls) == 2 and calls[0][0] == "read"
     assert os.listdir(tmp_path / "out") == []
+
+
+def test_data_mapping_yaml_text_is_pyyaml_dump():
+    """The -lm data_mapping yaml: our C++ emitter against PyYAML (what 1.2.1 uses) on awkward
+    names and on random printable ASCII."""
+    import random
+    import yaml
+    from msprobe import _core
+    names = ["Cell.fc1.Dense.forward.0.input.0", "N/A", "", "true", "Off", "null", "~", "12", "0x1F", "1_000",
+             "1.5", ".5", "1e3", "-x", "- x", "?x", "? x", ":x", "a: b", "a:b", "a #b", "a#b", "#a", "'q'",
+             '"d"', "it's", " lead", "trail ", "---x", "...", "2002-12-14", "<<", "=", "*", "&a", "!t", "@a",
+             "%a", "`a", "[a]", "{a}", "a,b", "x" * 122, "y" * 123, "z" * 200, "'" + "q" * 120, "ü" * 122, "Ünïcode", "tab\there", "é" * 3]
+    pairs = [(n, n[::-1]) for n in names]
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(32, 127)]
+    for _ in range(400):
+        pairs.append(("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))),
+                      "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))))
+    wide = alphabet + [" "] * 20 + ["'", "é", "中", "\t"]   # folding of long scalars at width 80
+    for _ in range(300):
+        pairs.append(("".join(rng.choice(wide) for _ in range(rng.randint(1, 140))),
+                      "".join(rng.choice(wide) for _ in range(rng.randint(0, 240)))))
+    expected = yaml.dump(dict(pairs), sort_keys=False)
+    assert _core.mapping_yaml_text(pairs) == expected

@@ -2,7 +2,7 @@
 // merge_result). The work runs in C++ with the GIL released; Python only prints the reports.
 //   compare_job(framework, npu_json, bench_json, output_dir, suffix="", stack_json=None,
 //               stack_mode=False, auto_analyze=True, fuzzy_match=False, timestamp="", threads=0,
-//               progress=None, name_mapper=None) -> dict
+//               progress=None, name_mapper=None, save_data_mapping=False) -> dict
 //       stack_json None: look for stack.json beside npu_json (1.2.1's default).
 //       progress(stage, done, total) is called at most ~100 times per stage ("read", "compare").
 //       name_mapper: a NameMapper (msprobe.core.compare_mappings.name_mapper) or None.
@@ -11,8 +11,10 @@
 //   merge_results(input_dir, output_dir, api, compare_index, empty_config=False, timestamp="")
 //   write_compare_xlsx_rows(header, rows, fills, path)   a table given as Python values
 //   read_xlsx(path, first_only=False) -> [(sheet name, [[value...]...])]
+//   mapping_yaml_text([(key, value)]) -> str
 //   timestamp_now() lives in check_bindings.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -24,6 +26,7 @@
 #include "msprobe/base/error.h"
 #include "msprobe/compare/compare_input.h"
 #include "msprobe/compare/compare_job.h"
+#include "msprobe/compare/mapping_yaml.h"
 #include "msprobe/compare/merge_result.h"
 #include "msprobe/compare/xlsx_reader.h"
 #include "msprobe/compare/xlsx_writer.h"
@@ -108,7 +111,7 @@ nb::dict compare_job_py(const std::string& framework, const std::string& npu_jso
                         const std::string& output_dir,
                         const std::string& suffix, nb::object stack_json, bool stack_mode, bool auto_analyze,
                         bool fuzzy_match, const std::string& timestamp, int threads, nb::object progress,
-                        std::shared_ptr<NameMapper> name_mapper) {
+                        std::shared_ptr<NameMapper> name_mapper, bool save_data_mapping) {
   CompareJob job;
   job.framework = framework;
   job.npu_json = npu_json;
@@ -125,6 +128,7 @@ nb::dict compare_job_py(const std::string& framework, const std::string& npu_jso
   job.timestamp = timestamp;
   job.threads = threads;
   job.name_mapper = std::move(name_mapper);
+  job.save_data_mapping = save_data_mapping;
   PyProgress py_progress(progress);
   CompareJobReport r;
   try {
@@ -136,6 +140,7 @@ nb::dict compare_job_py(const std::string& framework, const std::string& npu_jso
   nb::dict d;
   d["xlsx_path"] = r.xlsx_path;
   d["advisor_path"] = r.advisor_path;
+  d["data_mapping_path"] = r.data_mapping_path;
   d["rows"] = r.rows;
   d["red_rows"] = r.red_rows;
   d["yellow_rows"] = r.yellow_rows;
@@ -246,7 +251,7 @@ nb::list read_xlsx_py(const std::string& path, bool first_only) {
 void bind_compare_output(nb::module_& m) {
   m.def("compare_job", &compare_job_py, "framework"_a, "npu_json"_a, "bench_json"_a, "output_dir"_a, "suffix"_a = "",
         "stack_json"_a.none() = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true, "fuzzy_match"_a = false,
-        "timestamp"_a = "", "threads"_a = 0, "progress"_a.none() = nb::none(), "name_mapper"_a.none() = nb::none(),
+        "timestamp"_a = "", "threads"_a = 0, "progress"_a.none() = nb::none(), "name_mapper"_a.none() = nb::none(), "save_data_mapping"_a = false,
         "Compares one rank and writes its xlsx (and advisor); returns the report.");
   m.def("load_compare_json", &load_compare_json_py, "path"_a);
   m.def("pair_rank_dirs", &pair_rank_dirs_py, "npu_step_dir"_a, "bench_step_dir"_a);
@@ -255,4 +260,6 @@ void bind_compare_output(nb::module_& m) {
         "empty_config"_a = false, "timestamp"_a = "");
   m.def("write_compare_xlsx_rows", &write_compare_xlsx_rows_py, "header"_a, "rows"_a, "fills"_a, "path"_a);
   m.def("read_xlsx", &read_xlsx_py, "path"_a, "first_only"_a = false);
+  m.def("mapping_yaml_text", &mapping_yaml_text, "pairs"_a,
+        "The text compare -lm leaves in data_mapping_{ts}.yaml (PyYAML's yaml.dump of the pairs).");
 }

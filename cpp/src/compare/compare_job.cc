@@ -7,6 +7,7 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/check/api_precision_compare.h"
+#include "msprobe/compare/mapping_yaml.h"
 #include "msprobe/compare/result_names.h"
 #include "msprobe/compare/xlsx_writer.h"
 
@@ -86,6 +87,12 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   }
   check::prepare_output_dir(job.output_dir);
   const std::string ts = job.timestamp.empty() ? check::timestamp_now() : job.timestamp;
+  const std::string out_dir = job.output_dir.empty() ? "." : job.output_dir;
+  if (job.save_data_mapping && job.name_mapper && job.name_mapper->data_mapping() != nullptr) {
+    // 1.2.1 saves the pairs before comparing, so they are there even when nothing matches.
+    report.data_mapping_path = join(out_dir, data_mapping_file_name(job.suffix, ts));
+    write_mapping_yaml(*job.name_mapper->data_mapping(), report.data_mapping_path);
+  }
 
   const CompareTable table = compare_dumps(job.npu_json, job.bench_json, options, std::move(progress));
   report.rows = table.rows.size();
@@ -97,7 +104,6 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
     report.red_rows += f == Fill::kRed;
     report.yellow_rows += f == Fill::kYellow;
   }
-  const std::string out_dir = job.output_dir.empty() ? "." : job.output_dir;
   report.xlsx_path = join(out_dir, compare_result_file_name(job.suffix, ts));
   write_compare_xlsx(table, report.xlsx_path);
   if (job.auto_analyze) {

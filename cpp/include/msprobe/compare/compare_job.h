@@ -29,11 +29,14 @@ struct CompareJob {
   std::string timestamp;  // "" = now (check::timestamp_now())
   int threads = 0;
   std::shared_ptr<NameMapper> name_mapper;
+  // -lm: also leave the mapper's row pairs in data_mapping{suffix}_{ts}.yaml (1.2.1 does).
+  bool save_data_mapping = false;
 };
 
 struct CompareJobReport {
   std::string xlsx_path;     // "" when nothing matched (1.2.1 writes no file then)
   std::string advisor_path;  // "" when auto_analyze is off or nothing matched
+  std::string data_mapping_path;  // save_data_mapping
   size_t rows = 0;
   size_t red_rows = 0, yellow_rows = 0;
   bool stack_mode = false;   // as finally decided

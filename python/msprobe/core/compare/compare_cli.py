@@ -36,6 +36,9 @@ def _compare_parser(parser):
 def _run(framework, args):
     if framework == "pytorch" and (args.cell_mapping is not None or args.api_mapping is not None):
         raise MsprobeException("Argument -cm or -am is not supported in PyTorch framework")
+    if framework == "pytorch" and args.layer_mapping is not None:
+        log.warning("-lm (layer mapping) applies to MindSpore compare; ignored for PyTorch, as in msprobe 1.2.1")
+        args.layer_mapping = None
     cfg = _core.load_compare_json(args.input_path)
     if cfg["rank_id"]:
         raise MsprobeException(f"{args.input_path}: rank_id/step_id select MindSpore graph-mode (L2) compare, "

@@ -47,15 +47,25 @@ def mapping_spec(cell_mapping=None, api_mapping=None, data_mapping=None, layer_m
     return spec or None
 
 
-def build_mapper(spec):
-    """The C++ NameMapper for a mapping_spec (the YAML files are read here), or None."""
+def build_mapper(spec, npu_json, bench_json):
+    """The C++ NameMapper for a mapping_spec and one pair of dumps (the YAML files are read here;
+    a layer mapping also reads the dumps), or None."""
     if not spec:
         return None
     table = spec.get("data_mapping")
-    if isinstance(table, dict):
+    if isinstance(table, dict) and not spec.get("layer_mapping"):
         return _core.DataMapper(list(table.items()))
     from msprobe.core.compare_mappings import name_mapper
-    return name_mapper(**spec)
+    if isinstance(table, dict):
+        spec = {k: v for k, v in spec.items() if k != "data_mapping"}   # -lm wins, as in 1.2.1
+    return name_mapper(**spec, npu_dump_json=npu_json, bench_dump_json=bench_json)
+
+
+def _check_mapping(spec):
+    """Reads the mapping files once before the ranks start, so a bad file is one error, not one
+    per rank (a layer mapping also needs the dumps: it is checked per rank)."""
+    if spec and not spec.get("layer_mapping"):
+        build_mapper(spec, None, None)
 
 
 def _rank_job(job):
@@ -63,7 +73,9 @@ def _rank_job(job):
     input: returns the report with "error" set instead, so the other ranks go on."""
     try:
         job = dict(job)
-        job["name_mapper"] = build_mapper(job.pop("mapping", None))
+        spec = job.pop("mapping", None)
+        job["name_mapper"] = build_mapper(spec, job["npu_json"], job["bench_json"])
+        job["save_data_mapping"] = bool(spec and spec.get("layer_mapping"))
         report = _core.compare_job(**job)
         report["error"] = ""
     except (ValueError, OSError) as e:  # ConfigError, MsprobeFileError, MsprobeException
@@ -144,14 +156,15 @@ def run_single(input_param, output_path, *, framework="pytorch", stack_mode=Fals
                                        f"{'stack' if key == 'stack_json_path' else 'dump'}.json file, "
                                        f"got {value!r}")
         paths[key] = value
-    mapper = build_mapper(mapping)
+    mapper = build_mapper(mapping, paths["npu_json_path"], paths["bench_json_path"])
     log.info(_SECURITY_NOTE)
     bar = _StageProgress() if progress else None
     try:
         report = _core.compare_job(framework, paths["npu_json_path"], paths["bench_json_path"], output_path,
                                    suffix=suffix, stack_json=paths["stack_json_path"], stack_mode=stack_mode,
                                    auto_analyze=auto_analyze, fuzzy_match=fuzzy_match, threads=threads,
-                                   progress=bar, name_mapper=mapper)
+                                   progress=bar, name_mapper=mapper,
+                                   save_data_mapping=bool(mapping and mapping.get("layer_mapping")))
     finally:
         if bar is not None:
             bar.close()
@@ -184,7 +197,7 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
                                    f"{type(value).__name__}.")
     if executor is not None and not isinstance(executor, concurrent.futures.Executor):
         raise MsprobeException(f"executor must be a concurrent.futures.Executor, got {type(executor).__name__}")
-    build_mapper(mapping)   # bad mapping files fail here, once, before any rank starts
+    _check_mapping(mapping)
     pairs = _core.pair_rank_dirs(npu_dump_dir, bench_dump_dir)
     _core.prepare_output_dir(output_path)
     log.info(_SECURITY_NOTE)
