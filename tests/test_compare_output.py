@@ -282,8 +282,6 @@ def test_cli_matches_original_fixture(tmp_path, variant):
     assert args[0] == "msprobe"
     out = tmp_path / "out"
     r = msprobe(*[str(out) if a == "OUT" else a for a in args[1:]], cwd=case_dir)
-    if r.returncode != 0 and ("not implemented yet" in r.stderr or "not supported yet" in r.stderr):
-        pytest.xfail(r.stderr.strip().splitlines()[-1])   # an engine feature still missing
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     golden_dir = os.path.join(case_dir, name)
     same_as = os.path.join(golden_dir, "same_as.txt")
