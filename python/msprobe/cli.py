@@ -14,7 +14,28 @@ def _build_parser():
     s.add_argument("dump_path")
     _add_api_precision_compare(sub)
     _add_run_ut(sub)
+    _add_compare(sub)
     return p
+
+
+def _one_line_errors(parser, command):
+    from msprobe.core import log
+
+    def error(message):  # user errors: one line, exit code 1
+        log.error(f"{command}: {message}")
+        sys.exit(1)
+    parser.error = error
+
+
+def _add_compare(sub):
+    from msprobe.core.compare.compare_cli import _compare_parser
+    from msprobe.core.compare.merge_result.merge_result_cli import _merge_result_parser
+    c = sub.add_parser("compare", help="compare two dumps (one rank or every rank of two step folders)")
+    _compare_parser(c)
+    _one_line_errors(c, "compare")
+    m = sub.add_parser("merge_result", help="merge chosen metrics of the per-rank compare results")
+    _merge_result_parser(m)
+    _one_line_errors(m, "merge_result")
 
 
 def _add_run_ut(sub):
@@ -55,6 +76,12 @@ def main(argv=None):
             return 1
         from msprobe.core.api_precision_compare import _api_precision_compare_command
         return _api_precision_compare_command(args)
+    if args.command == "compare":
+        from msprobe.core.compare.compare_cli import compare_cli
+        return compare_cli(args, args.framework)
+    if args.command == "merge_result":
+        from msprobe.core.compare.merge_result.merge_result_cli import merge_result_cli
+        return merge_result_cli(args)
     if args.command in ("run_ut", "multi_run_ut"):
         from msprobe.pytorch.api_accuracy_checker.run_ut.cli_args import run_command
         return run_command(args.framework, args.command, args.run_ut_args)

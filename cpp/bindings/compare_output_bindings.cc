@@ -1,0 +1,265 @@
+// Bindings of compare's orchestration and outputs (the per-rank job, compare.json, rank pairing,
+// merge_result). The work runs in C++ with the GIL released; Python only prints the reports.
+//   compare_job(framework, npu_json, bench_json, output_dir, suffix="", stack_json=None,
+//               stack_mode=False, auto_analyze=True, fuzzy_match=False, timestamp="", threads=0,
+//               progress=None, name_mapper=None, save_data_mapping=False) -> dict
+//       stack_json None: look for stack.json beside npu_json (1.2.1's default).
+//       progress(stage, done, total) is called at most ~100 times per stage ("read", "compare").
+//       name_mapper: a NameMapper (msprobe.core.compare_mappings.name_mapper) or None.
+//   load_compare_json(path) -> dict;  pair_rank_dirs(npu_step, bench_step) -> [dict]
+//   path_kind(path) -> "missing" | "file" | "folder" | "other"
+//   merge_results(input_dir, output_dir, api, compare_index, empty_config=False, timestamp="")
+//   write_compare_xlsx_rows(header, rows, fills, path)   a table given as Python values
+//   read_xlsx(path, first_only=False) -> [(sheet name, [[value...]...])]
+//   mapping_yaml_text([(key, value)]) -> str
+//   timestamp_now() lives in check_bindings.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "msprobe/base/error.h"
+#include "msprobe/compare/compare_input.h"
+#include "msprobe/compare/compare_job.h"
+#include "msprobe/compare/mapping_yaml.h"
+#include "msprobe/compare/merge_result.h"
+#include "msprobe/compare/xlsx_reader.h"
+#include "msprobe/compare/xlsx_writer.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+using namespace msprobe::compare;
+
+nb::list to_list(const std::vector<std::string>& v) {
+  nb::list l;
+  for (const std::string& s : v) l.append(nb::str(s.c_str(), s.size()));
+  return l;
+}
+
+nb::object cell_to_python(const Cell& c) {
+  switch (c.kind) {
+    case Cell::Kind::kEmpty: return nb::none();
+    case Cell::Kind::kString: return nb::str(c.s.c_str(), c.s.size());
+    case Cell::Kind::kBool: return nb::bool_(c.d != 0);
+    case Cell::Kind::kNumber: return nb::float_(c.d);
+  }
+  return nb::none();
+}
+
+Cell cell_from_python(nb::handle h) {
+  if (h.is_none()) return Cell::empty();
+  if (PyBool_Check(h.ptr())) return Cell::boolean(h.ptr() == Py_True);
+  if (PyLong_Check(h.ptr())) return Cell::num(PyLong_AsDouble(h.ptr()));
+  if (PyFloat_Check(h.ptr())) return Cell::num(PyFloat_AsDouble(h.ptr()));
+  if (PyUnicode_Check(h.ptr())) return Cell::str(nb::cast<std::string>(h));
+  throw nb::type_error("write_compare_xlsx_rows: cells must be None, bool, int, float or str");
+}
+
+// Thrown through the core when the progress callback raised (Ctrl-C arrives there too): the
+// job stops and the Python exception is re-raised once the GIL is back.
+struct ProgressAborted {};
+
+// Hands the core's progress (always reported on the calling thread) to a Python callable
+// progress(stage, done, total), at most at every 1 % of a stage.
+class PyProgress {
+ public:
+  explicit PyProgress(nb::object fn) : fn_(std::move(fn)) {}
+  ProgressFn function() {
+    if (fn_.is_none()) return {};
+    return [this](const char* stage, size_t done, size_t total) {
+      if (error_) return;
+      const size_t step = total / 100 + 1;
+      const std::string s = stage != nullptr ? stage : "";
+      if (s == last_stage_ && done != total && done / step == last_bucket_) return;
+      last_stage_ = s;
+      last_bucket_ = done / step;
+      {
+        nb::gil_scoped_acquire gil;
+        try {
+          fn_(s, done, total);
+        } catch (nb::python_error& e) {
+          error_ = std::make_unique<nb::python_error>(std::move(e));
+        }
+      }
+      if (error_) throw ProgressAborted{};
+    };
+  }
+  void rethrow() {
+    if (error_) {
+      nb::python_error e = std::move(*error_);
+      error_.reset();
+      throw e;
+    }
+  }
+
+ private:
+  nb::object fn_;
+  std::string last_stage_;
+  size_t last_bucket_ = (size_t)-1;
+  std::unique_ptr<nb::python_error> error_;
+};
+
+nb::dict compare_job_py(const std::string& framework, const std::string& npu_json, const std::string& bench_json,
+                        const std::string& output_dir,
+                        const std::string& suffix, nb::object stack_json, bool stack_mode, bool auto_analyze,
+                        bool fuzzy_match, const std::string& timestamp, int threads, nb::object progress,
+                        std::shared_ptr<NameMapper> name_mapper, bool save_data_mapping) {
+  CompareJob job;
+  job.framework = framework;
+  job.npu_json = npu_json;
+  job.bench_json = bench_json;
+  job.output_dir = output_dir;
+  job.suffix = suffix;
+  if (!stack_json.is_none()) {
+    job.stack_json_given = true;
+    job.stack_json = nb::cast<std::string>(stack_json);
+  }
+  job.stack_mode = stack_mode;
+  job.auto_analyze = auto_analyze;
+  job.fuzzy_match = fuzzy_match;
+  job.timestamp = timestamp;
+  job.threads = threads;
+  job.name_mapper = std::move(name_mapper);
+  job.save_data_mapping = save_data_mapping;
+  PyProgress py_progress(progress);
+  CompareJobReport r;
+  try {
+    nb::gil_scoped_release release;
+    r = run_compare_job(job, py_progress.function());
+  } catch (const ProgressAborted&) {
+  }
+  py_progress.rethrow();
+  nb::dict d;
+  d["xlsx_path"] = r.xlsx_path;
+  d["advisor_path"] = r.advisor_path;
+  d["data_mapping_path"] = r.data_mapping_path;
+  d["rows"] = r.rows;
+  d["red_rows"] = r.red_rows;
+  d["yellow_rows"] = r.yellow_rows;
+  d["stack_mode"] = r.stack_mode;
+  d["warnings"] = to_list(r.warnings);
+  d["advisor_lines"] = r.advisor_path.empty() ? nb::list() : to_list(advisor_lines(r.advisor));
+  d["advisor_found"] = r.advisor.found;
+  d["advisor_line"] = r.advisor.line;
+  d["suspect_node"] = r.advisor.suspect_node;
+  return d;
+}
+
+nb::dict load_compare_json_py(const std::string& path) {
+  const CompareJson c = load_compare_json(path);
+  nb::dict d;
+  d["npu_path"] = c.npu_path;
+  d["bench_path"] = c.bench_path;
+  d["stack_path"] = c.has_stack_path ? nb::object(nb::str(c.stack_path.c_str())) : nb::none();
+  d["is_print_compare_log"] = c.is_print_compare_log;
+  d["rank_id"] = c.has_rank_id;
+  return d;
+}
+
+nb::list pair_rank_dirs_py(const std::string& npu, const std::string& bench) {
+  nb::list out;
+  for (const RankPair& p : pair_rank_dirs(npu, bench)) {
+    nb::dict d;
+    d["npu_rank"] = p.npu_rank;
+    d["bench_rank"] = p.bench_rank;
+    d["npu_dump_json"] = p.npu_dump_json;
+    d["bench_dump_json"] = p.bench_dump_json;
+    d["suffix"] = p.suffix;
+    d["error"] = p.error;
+    out.append(d);
+  }
+  return out;
+}
+
+const char* path_kind_py(const std::string& path) {
+  switch (path_kind(path)) {
+    case PathKind::kMissing: return "missing";
+    case PathKind::kFile: return "file";
+    case PathKind::kFolder: return "folder";
+    case PathKind::kOther: return "other";
+  }
+  return "other";
+}
+
+nb::dict merge_results_py(const std::string& input_dir, const std::string& output_dir,
+                          const std::vector<std::string>& api, const std::vector<std::string>& compare_index,
+                          bool empty_config, const std::string& timestamp) {
+  MergeConfig cfg;
+  cfg.empty = empty_config;
+  cfg.api = api;
+  cfg.compare_index = compare_index;
+  MergeReport r;
+  {
+    nb::gil_scoped_release release;
+    r = merge_results(input_dir, output_dir, cfg, timestamp);
+  }
+  nb::dict d;
+  d["path"] = r.path;
+  d["warnings"] = to_list(r.warnings);
+  d["infos"] = to_list(r.infos);
+  return d;
+}
+
+void write_compare_xlsx_rows_py(const std::vector<std::string>& header, nb::iterable rows,
+                                const std::vector<std::string>& fills, const std::string& path) {
+  CompareTable t;
+  t.header = header;
+  for (nb::handle row : rows) {
+    std::vector<Cell> cells;
+    for (nb::handle v : nb::borrow<nb::iterable>(row)) cells.push_back(cell_from_python(v));
+    t.rows.push_back(std::move(cells));
+  }
+  for (const std::string& f : fills) {
+    if (f == "red") t.fills.push_back(Fill::kRed);
+    else if (f == "yellow") t.fills.push_back(Fill::kYellow);
+    else if (f.empty() || f == "none") t.fills.push_back(Fill::kNone);
+    else throw msprobe::InvalidInput("fill must be 'red', 'yellow' or 'none', got '" + f + "'");
+  }
+  nb::gil_scoped_release release;
+  write_compare_xlsx(t, path);
+}
+
+nb::list read_xlsx_py(const std::string& path, bool first_only) {
+  std::vector<XlsxSheet> sheets;
+  {
+    nb::gil_scoped_release release;
+    sheets = read_xlsx(path, first_only);
+  }
+  nb::list out;
+  for (const XlsxSheet& s : sheets) {
+    nb::list rows;
+    for (const auto& r : s.rows) {
+      nb::list cells;
+      for (const Cell& c : r) cells.append(cell_to_python(c));
+      rows.append(cells);
+    }
+    out.append(nb::make_tuple(s.name, rows));
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_compare_output(nb::module_& m) {
+  m.def("compare_job", &compare_job_py, "framework"_a, "npu_json"_a, "bench_json"_a, "output_dir"_a, "suffix"_a = "",
+        "stack_json"_a.none() = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true, "fuzzy_match"_a = false,
+        "timestamp"_a = "", "threads"_a = 0, "progress"_a.none() = nb::none(), "name_mapper"_a.none() = nb::none(), "save_data_mapping"_a = false,
+        "Compares one rank and writes its xlsx (and advisor); returns the report.");
+  m.def("load_compare_json", &load_compare_json_py, "path"_a);
+  m.def("pair_rank_dirs", &pair_rank_dirs_py, "npu_step_dir"_a, "bench_step_dir"_a);
+  m.def("path_kind", &path_kind_py, "path"_a);
+  m.def("merge_results", &merge_results_py, "input_dir"_a, "output_dir"_a, "api"_a, "compare_index"_a,
+        "empty_config"_a = false, "timestamp"_a = "");
+  m.def("write_compare_xlsx_rows", &write_compare_xlsx_rows_py, "header"_a, "rows"_a, "fills"_a, "path"_a);
+  m.def("read_xlsx", &read_xlsx_py, "path"_a, "first_only"_a = false);
+  m.def("mapping_yaml_text", &mapping_yaml_text, "pairs"_a,
+        "The text compare -lm leaves in data_mapping_{ts}.yaml (PyYAML's yaml.dump of the pairs).");
+}
