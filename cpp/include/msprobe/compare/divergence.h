@@ -1,0 +1,72 @@
+// First divergence: which call of a compared pair of runs is the first to go wrong.
+//
+// A suspect is a dump entry (API, module/cell call, forward or backward) whose inputs agree and
+// whose outputs do not. "Agree" is judged against the noise that two runs on different hardware
+// always show: each entry's output error is set against its input error (the amplification),
+// and an entry is a suspect only when its amplification stands out from what the other entries
+// of the same run show. An op computed wrongly under ulp-level noise therefore still stands
+// out, while the entries downstream of it (inputs already differ) do not.
+//
+// Ranking, best first: entries that turn finite inputs into inf/nan and clear outliers before
+// marginal ones; then forward before backward; then earlier (NPU dump order) before later; an
+// entry nested in another suspect (API inside a module) before its container.
+// md5 mode can only say "first output that differs while every input is equal".
+#pragma once
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "msprobe/compare/compare_table.h"
+
+namespace msprobe {
+namespace compare {
+
+struct DivergenceContext {
+  int rank = -1;  // -1: single dump.json pair (no rank folder)
+  int step = -1;
+  // Entry name -> stack lines (stack.json of the NPU side), may be null.
+  const std::unordered_map<std::string, std::vector<std::string>>* stacks = nullptr;
+  // Child -> parent names (construct.json of the NPU side; "" for the root), may be null.
+  const std::unordered_map<std::string, std::string>* parents = nullptr;
+  // Tensor mode: per table row, ||npu - bench||_2 / ||bench||_2 (NaN when unknown). Without it
+  // the error is rebuilt from Cosine and the two l2norms (coarse: Cosine is rounded).
+  const std::vector<double>* relative_l2_error = nullptr;
+};
+
+// One tensor (or scalar) row of a suspect, with the table's metrics of that row.
+struct SuspectRow {
+  std::string name;                                  // "Torch.matmul.3.forward.input.0"
+  double error = 0;                                  // the relative error used for judging
+  std::vector<std::pair<std::string, Cell>> metrics;  // table columns of that row
+};
+
+struct Suspect {
+  std::string name;        // dump entry: "Torch.matmul.3.forward", "Module.fc.Linear.forward.0"
+  int rank = -1, step = -1;
+  int tier = 1;            // 0: produced inf/nan or a clear outlier; 1: marginal
+  bool forward = true;
+  size_t order = 0;        // position of the entry in the NPU dump
+  double input_error = 0, output_error = 0, amplification = 0;
+  std::string reason;      // one sentence
+  std::vector<SuspectRow> inputs, outputs;
+  std::vector<std::string> stack;        // user's stack lines (NPU side)
+  std::vector<std::string> module_path;  // outermost module first, from construct.json
+};
+
+// The suspects of one compared rank, ranked best first.
+std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceContext& ctx);
+
+// Ranks suspects gathered from several ranks (best first; the earliest across ranks first
+// within a tier).
+void rank_suspects(std::vector<Suspect>* suspects);
+
+// divergence_{timestamp}.json: {"suspects": [...]} (Python json.dump(indent=1) layout).
+std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mode);
+
+// One line naming the first suspect (for the advisor and the terminal), "" when none.
+std::string first_suspect_line(const std::vector<Suspect>& suspects);
+
+}  // namespace compare
+}  // namespace msprobe

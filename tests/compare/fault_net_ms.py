@@ -1,0 +1,119 @@
+"""The MindSpore twin of fault_net.py: a small decoder-like Cell dumped as "bench" and "npu" run,
+where one call of an op can be computed differently (its implementation swapped before the probe
+wraps the API) and every weight can carry ulp-level noise.
+Usage:
+    python fault_net_ms.py DUMP_PATH --task statistics|tensor|md5 --level L1|mix
+                           [--fault none|gelu_tanh|log_neg] [--fault-call K]
+                           [--noise REL]
+Prints "loss L"."""
+import argparse
+import json
+import os
+
+import numpy as np
+import mindspore as ms
+from mindspore import Parameter, Tensor, mint, nn, ops
+from mindspore.mint.nn import functional as MF
+
+ms.set_context(mode=ms.PYNATIVE_MODE)
+ms.set_device("CPU")
+
+
+def inject_fault(fault, call):
+    """Swaps the implementation of one call of an API (before the probe wraps it)."""
+    if fault != "gelu_tanh":
+        return
+    owner, name = ops, "gelu"
+    original = getattr(owner, name)
+    calls = [0]
+
+    def faulty(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] - 1 != call:
+            return original(*args, **kwargs)
+        return original(*args, approximate="tanh")
+
+    setattr(owner, name, faulty)
+
+
+from msprobe.mindspore import PrecisionDebugger  # noqa: E402  (after the imports it wraps)
+
+
+def param(rng, shape, noise, name):
+    w = rng.uniform(-0.5, 0.5, shape).astype(np.float32)
+    if noise:
+        w = (w * (1 + noise * np.random.default_rng(99).standard_normal(shape))).astype(np.float32)
+    return Parameter(Tensor(w), name=name)
+
+
+class Block(nn.Cell):
+    def __init__(self, rng, d, noise, i):
+        super().__init__()
+        self.gamma = param(rng, (d,), 0, f"g{i}")
+        self.beta = param(rng, (d,), 0, f"b{i}")
+        self.w_up = param(rng, (2 * d, d), noise, f"wu{i}")
+        self.w_down = param(rng, (d, 2 * d), noise, f"wd{i}")
+
+    def construct(self, x):
+        # RMS norm (MindSpore's CPU backend has no LayerNorm gradient kernel).
+        h = x * ops.rsqrt(ops.mean(x * x, -1, keep_dims=True) + 1e-5) * self.gamma + self.beta
+        h = ops.gelu(MF.linear(h, self.w_up))
+        return x + MF.linear(h, self.w_down)
+
+
+class FaultNet(nn.Cell):
+    def __init__(self, noise, vocab=50, d=32, layers=4):
+        super().__init__()
+        rng = np.random.default_rng(1234)
+        self.table = param(rng, (vocab, d), noise, "table")
+        self.blocks = nn.CellList([Block(rng, d, noise, i) for i in range(layers)])
+        self.head = param(rng, (vocab, d), noise, "head")
+
+    def construct(self, ids):
+        x = ops.gather(self.table, ids, 0)
+        for b in self.blocks:
+            x = b(x)
+        return MF.linear(x, self.head)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dump_path")
+    ap.add_argument("--task", default="statistics")
+    ap.add_argument("--level", default="L1")
+    ap.add_argument("--fault", default="none")
+    ap.add_argument("--fault-call", type=int, default=2)
+    ap.add_argument("--noise", type=float, default=0.0)
+    a = ap.parse_args()
+    inject_fault(a.fault, a.fault_call)
+    task_cfg = {"scope": [], "list": [], "data_mode": ["all"]}
+    if a.task != "tensor":
+        task_cfg["summary_mode"] = "md5" if a.task == "md5" else "statistics"
+    task = "tensor" if a.task == "tensor" else "statistics"
+    cfg = {"task": task, "dump_path": a.dump_path, "rank": [], "step": [], "level": a.level,
+           task: task_cfg}
+    os.makedirs(a.dump_path, exist_ok=True)
+    cfg_path = os.path.join(a.dump_path, "config.json")
+    with open(cfg_path, "w") as f:
+        json.dump(cfg, f)
+    net = FaultNet(a.noise)
+    debugger = PrecisionDebugger(config_path=cfg_path)
+    rng = np.random.default_rng(5)
+    ids = Tensor(rng.integers(0, 50, (4, 16)).astype(np.int32))
+    target = Tensor(rng.integers(0, 50, (64,)).astype(np.int32))
+    shift = 0.0 if a.fault == "log_neg" else 100.0
+
+    def loss_fn(ids, target):
+        logits = mint.log(mint.add(net(ids), shift))
+        return ops.cross_entropy(logits.reshape(-1, 50), target)
+
+    grad_fn = ms.value_and_grad(loss_fn, None, net.trainable_params())
+    debugger.start(net)
+    loss, _ = grad_fn(ids, target)
+    debugger.stop()
+    debugger.step()
+    print("loss", float(loss))
+
+
+if __name__ == "__main__":
+    main()
