@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "msprobe/base/error.h"
+
 namespace msprobe {
 
 class JsonValue {
@@ -55,7 +57,52 @@ class JsonValue {
   std::shared_ptr<Object> o_;
 };
 
-// Throws FileError("<origin>: line L column C: <what>") on malformed text.
+// A syntax error at byte offset(); truncated() when the text ended before the value was complete
+// (a file cut by a kill), as opposed to a wrong byte inside the text.
+class JsonParseError : public FileError {
+ public:
+  JsonParseError(const std::string& message, size_t offset, bool truncated);
+  size_t offset() const { return offset_; }
+  bool truncated() const { return truncated_; }
+
+ private:
+  size_t offset_;
+  bool truncated_;
+};
+
+namespace json_detail {
+class Parser;
+}
+
+// Incremental parsing of one large text, a value at a time, with the parser of parse_json (same
+// grammar, same errors): readers of big files walk the outer object themselves and parse each
+// member on its own, so memory is bounded by the largest member. The text must outlive the
+// cursor. Errors throw JsonParseError naming `origin`, line and column.
+class JsonCursor {
+ public:
+  JsonCursor(std::string_view text, std::string origin);
+  ~JsonCursor();
+  JsonCursor(const JsonCursor&) = delete;
+  JsonCursor& operator=(const JsonCursor&) = delete;
+
+  size_t pos() const;
+  void seek(size_t pos);
+  // Skips whitespace; returns the next byte, or -1 at the end of the text.
+  int peek();
+  // Skips whitespace and consumes `c`; otherwise throws ("expected 'c' <context>, got ...").
+  void expect(char c, const char* context);
+  // Skips whitespace and parses a string / any value.
+  std::string parse_string();
+  JsonValue parse_value();
+  // Throws JsonParseError at pos() (truncated() when pos() is the end of the text).
+  [[noreturn]] void fail(const std::string& what) const;
+
+ private:
+  std::string origin_;
+  std::unique_ptr<json_detail::Parser> impl_;
+};
+
+// Throws JsonParseError (a FileError: "<origin>: line L column C: <what>") on malformed text.
 JsonValue parse_json(std::string_view text, const std::string& origin);
 JsonValue parse_json_file(const std::string& path);
 
