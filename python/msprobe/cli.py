@@ -14,6 +14,8 @@ def _build_parser():
     s.add_argument("dump_path")
     _add_api_precision_compare(sub)
     _add_run_ut(sub)
+    from msprobe.core.report_cli import add_report_parser
+    add_report_parser(sub)
     return p
 
 
@@ -55,6 +57,9 @@ def main(argv=None):
             return 1
         from msprobe.core.api_precision_compare import _api_precision_compare_command
         return _api_precision_compare_command(args)
+    if args.command == "report":
+        from msprobe.core.report_cli import report_command
+        return report_command(args)
     if args.command in ("run_ut", "multi_run_ut"):
         from msprobe.pytorch.api_accuracy_checker.run_ut.cli_args import run_command
         return run_command(args.framework, args.command, args.run_ut_args)

@@ -1,0 +1,53 @@
+"""`msprobe report DUMP [BENCH_DUMP] -o OUT`: the self-contained HTML report (C++ builds it)."""
+import os
+import time
+
+from msprobe.core import log
+
+
+def add_report_parser(sub):
+    r = sub.add_parser("report", help="write a self-contained HTML report of a dump, or of a "
+                                      "dump compared with a bench dump")
+    r.add_argument("dump_path", help="dump.json, a rank folder, or a dump_path of step*/rank*/")
+    r.add_argument("bench_dump_path", nargs="?", help="the bench dump to compare with")
+    r.add_argument("-o", "--output", default=".",
+                   help="output .html file, or a folder for {dump,compare}_report_{timestamp}.html")
+    r.add_argument("--title", default="", help="page title")
+    return r
+
+
+def _output_file(output, kind):
+    if output.endswith(".html"):
+        return output
+    stamp = time.strftime("%Y%m%d%H%M%S")
+    return os.path.join(output, f"{kind}_report_{stamp}.html")
+
+
+def report_command(args):
+    from msprobe import _core
+    for p in (args.dump_path, args.bench_dump_path):
+        if p is not None and not os.path.exists(p):
+            log.error(f"report: {p}: no such file or folder")
+            return 1
+    out = _output_file(args.output, "compare" if args.bench_dump_path else "dump")
+    folder = os.path.dirname(out) or "."
+    if not os.path.isdir(folder):
+        log.error(f"report: {folder}: no such output folder")
+        return 1
+    try:
+        if args.bench_dump_path:
+            render_pair = getattr(_core.report, "render_pair_report", None)
+            if render_pair is None:
+                log.error("report: comparing two dumps needs the compare engine, which this build "
+                          "lacks; give one dump for its statistics view")
+                return 1
+            html = render_pair(args.dump_path, args.bench_dump_path, args.title)
+        else:
+            html = _core.report.render_dump_report(args.dump_path, args.title)
+        _core.report.write_report_file(out, html)
+    except (ValueError, OSError) as e:
+        log.error(f"report: {e}")
+        return 1
+    log.info(f"report written to {out} ({len(html) / 1e6:.1f} MB)")
+    print(out)
+    return 0
