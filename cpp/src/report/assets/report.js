@@ -509,8 +509,9 @@
       groups.push({ title: c.name, a: i });
       used.add(i);
     });
+    groups.sort((x, y) => (x.b === undefined) - (y.b === undefined));  // both runs' columns first
     const paired = groups.some((g) => g.b !== undefined);
-    let h = '<table class="io"><tr><th>' + (paired ? 'name<br><span class="side-b">run</span>' : 'name') + '</th>';
+    let h = '<table class="io"><tr><th>' + (paired ? 'name' : 'name') + '</th>';
     for (const g of groups) if (!g.benchName) h += '<th>' + esc(g.title) + '</th>';
     h += '</tr>';
     for (const r of rows) {
@@ -521,7 +522,7 @@
         const b = cellValue(p, cols[g.a], r);
         if (b !== name) benchNote = '<br><span class="side-b">' + esc(fmt(b)) + '</span>';
       }
-      h += '<tr><td>' + verdictChip(p.rowVerdict[r]) + esc(suffix) + (paired ? '<br><span class="side-b">' + esc(DATA.runs[1] ? DATA.runs[1].label : 'bench') + '</span>' : '') + benchNote + '</td>';
+      h += '<tr><td>' + verdictChip(p.rowVerdict[r]) + esc(suffix) + (paired ? ' <span class="hint">' + esc(DATA.runs[0].label) + '</span><br><span class="side-b">' + esc(DATA.runs[1] ? DATA.runs[1].label : 'bench') + '</span>' : '') + benchNote + '</td>';
       for (const g of groups) {
         if (g.benchName) continue;
         const a = cellValue(p, cols[g.a], r);
