@@ -6,7 +6,8 @@
   const VERDICT_TEXT = ['no data', 'pass', 'unmatched', 'warning', 'error'];
   const ROW_H = 20;
   const state = { ready: false, errors: [], part: 0, selected: -1, plotPoints: 0, visibleRows: 0,
-                  matches: 0, readyMs: 0 };
+                  matches: 0, readyMs: 0, timings: {} };
+  const mark = (what) => { state.timings[what] = Math.round(performance.now()); };
   window.msprobeReport = state;
 
   const $ = (id) => document.getElementById(id);
@@ -46,7 +47,9 @@
     const a = Math.abs(v);
     return a !== 0 && (a < 1e-4 || a >= 1e7) ? v.toExponential(4) : String(Number(v.toPrecision(7)));
   }
+  mark('script');
   const DATA = JSON.parse($('msprobe-data').textContent);
+  mark('parsed');
   const parts = DATA.parts.map(() => null);
 
   // A part's arrays, decoded on first use.
@@ -226,13 +229,14 @@
     const rows = [];
     plotX = [];
     const isCompare = DATA.kind === 'compare';
+    const bad = [];
     for (let e = 0; e < p.withRows; e++) {
       const v = p.value[e];
       if (Number.isNaN(v)) continue;
-      const y = Number.isFinite(v) ? Math.max(v, floor) : null;
-      const bad = Number.isFinite(v) ? null : top;
-      const sus = p.suspectOf.has(e) ? (y === null ? top : y) : null;
-      rows.push([e, p.dir[e] === 1 ? y : null, p.dir[e] === 1 ? null : y, sus, bad]);
+      // inf/nan spike to the top of the plot and get a red mark there.
+      const y = Number.isFinite(v) ? Math.max(v, floor) : top;
+      if (!Number.isFinite(v)) bad.push(e);
+      rows.push([e, p.dir[e] === 1 ? y : null, p.dir[e] === 1 ? null : y]);
       plotX.push(e);
     }
     state.plotPoints = rows.length;
@@ -240,23 +244,37 @@
     if (graph) { graph.destroy(); graph = null; }
     el.innerHTML = '';
     if (!rows.length) { el.innerHTML = '<p class="hint">Nothing to plot.</p>'; return; }
+    const suspects = isCompare ? p.raw.suspects.slice(0, 10) : [];
     graph = new Dygraph(el, rows, {
-      labels: ['order', 'forward', 'backward', isCompare ? 'suspect' : 'selected', 'inf/nan'],
-      colors: ['#2e6fd8', '#e07b00', '#d92d20', '#7a0916'],
-      logscale: true, drawPoints: true, pointSize: 1.5, strokeWidth: 0.8, connectSeparatedPoints: false,
-      series: { [isCompare ? 'suspect' : 'selected']: { strokeWidth: 0, pointSize: 5 },
-                'inf/nan': { strokeWidth: 0, pointSize: 3.5 } },
+      labels: ['order', 'forward', 'backward'],
+      colors: ['#2e6fd8', '#e07b00'],
+      // Points are drawn one by one: large runs get lines only (a hover still marks the point);
+      // the range selector would draw every series a second time.
+      logscale: true, drawPoints: rows.length <= 5000, pointSize: 1.5, strokeWidth: 0.8,
       labelsDiv: $('plot-legend'), legend: 'always', xlabel: 'entry (dump order)',
-      ylabel: isCompare ? 'error' : '|value|', showRangeSelector: rows.length > 50, rangeSelectorHeight: 30,
+      ylabel: isCompare ? 'error' : '|value|', showRangeSelector: rows.length > 50 && rows.length <= 20000,
+      rangeSelectorHeight: 30,
       axes: { y: { valueFormatter: (v) => fmt(v), axisLabelFormatter: axisLabel, axisLabelWidth: 44 },
               x: { axisLabelFormatter: (v) => String(Math.round(v)) } },
       legendFormatter: legendText,
+      underlayCallback: (ctx, area, g) => {
+        ctx.fillStyle = '#d92d20';
+        for (const e of bad) ctx.fillRect(g.toDomXCoord(e) - 1, area.y, 3, 8);
+        ctx.strokeStyle = '#d92d20';
+        ctx.setLineDash([4, 3]);
+        for (const s of suspects) {
+          const x = g.toDomXCoord(s.entry);
+          ctx.beginPath(); ctx.moveTo(x, area.y); ctx.lineTo(x, area.y + area.h); ctx.stroke();
+        }
+        ctx.setLineDash([]);
+      },
       pointClickCallback: (ev, pt) => selectNode(pt.xval, true),
       clickCallback: (ev, x) => selectNode(Math.round(x), true),
     });
-    if (isCompare && p.raw.suspects.length) {
-      graph.ready(() => graph.setAnnotations(p.raw.suspects.slice(0, 10).map((s, k) => ({
-        series: 'suspect', x: s.entry, shortText: String(k + 1), text: s.name, width: 16, height: 14,
+    if (suspects.length) {
+      graph.ready(() => graph.setAnnotations(suspects.map((s, k) => ({
+        series: p.dir[s.entry] === 1 ? 'forward' : 'backward', x: s.entry, shortText: String(k + 1),
+        text: s.name, width: 16, height: 14, cssClass: 'suspect-flag',
         clickHandler: () => selectNode(s.entry, true) }))));
     }
   }
@@ -543,6 +561,7 @@
     search = { q: '', list: [], set: null, at: -1 };
     renderCounts();
     renderPlot();
+    mark('plot');
     $('tree').scrollTop = 0;
     rebuildVisible();
     if ($('search').value) runSearch($('search').value);
@@ -567,7 +586,10 @@
     legendVerdicts();
     renderSuspects();
     state.part = -1;
+    part(0);
+    mark('decoded');
     selectPart(0);
+    mark('drawn');
     renderHeat();
     let timer = 0;
     $('search').addEventListener('input', (ev) => { clearTimeout(timer); timer = setTimeout(() => runSearch(ev.target.value), 120); });
