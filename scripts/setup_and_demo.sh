@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+# Debian packages: libjs-dygraphs (charting library embedded in the HTML report at build time),
+# chromium (headless, for the report's browser tests).
+if ! [ -f /usr/share/javascript/dygraphs/dygraph.min.js ] || ! command -v chromium > /dev/null; then
+  apt-get update -qq && apt-get install -y -qq libjs-dygraphs chromium > /dev/null
+fi
 # torch 2.13.0 CPU is pinned: a plain "torch" would pull a multi-GB CUDA build.
 $PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core nanobind cmake ninja
 $PY -m pip install -q --no-build-isolation .
