@@ -13,6 +13,7 @@ void bind_check(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_reader(nb::module_& m);
 void bind_report(nb::module_& m);
+void bind_compare(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -29,4 +30,5 @@ NB_MODULE(_core, m) {
   bind_kernel(m);
   bind_reader(m);
   bind_report(m);
+  bind_compare(m);
 }

@@ -18,6 +18,7 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/tensor/dtype.h"
+#include "msprobe/tensor/element_reader.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #include <immintrin.h>
@@ -98,126 +99,18 @@ Prec prec_of(DType t) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Run-time SIMD selection: AVX2 + F16C (no FMA: contracted multiply-adds would change the
-// numpy-exact element results). MSPROBE_CHECK_SIMD=0 forces the scalar code (tests compare
-// both paths).
+// Run-time SIMD selection (shared with the element reader): AVX2 + F16C, no FMA (contracted
+// multiply-adds would change the numpy-exact element results). MSPROBE_CHECK_SIMD=0 forces the
+// scalar code (tests compare both paths).
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define MSPROBE_TARGET_SIMD __attribute__((target("avx2,f16c")))
-inline bool simd_available() {
-  static const bool ok = [] {
-    const char* env = std::getenv("MSPROBE_CHECK_SIMD");
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") &&
-           !(env && env[0] == '0');
-  }();
-  return ok;
-}
-// fp16 bits -> float, 8 at a time.
-MSPROBE_TARGET_SIMD void halves_to_floats(const uint16_t* src, int64_t n, float* dst) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
-  }
-  for (; i < n; ++i) dst[i] = half_to_float(src[i]);
-}
 #else
 #define MSPROBE_TARGET_SIMD
-inline bool simd_available() { return false; }
-inline void halves_to_floats(const uint16_t* src, int64_t n, float* dst) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = half_to_float(src[i]);
-}
 #endif
+inline bool simd_available() { return avx2_f16c_enabled(); }
 
-// ---------------------------------------------------------------------------------------------
-// Reading a view in logical order, converted to a storage type.
-
-template <typename Out>
-inline Out load_elem(const char* p, DType t) {
-  switch (t) {
-    case DType::kBool: return (Out)(*(const uint8_t*)p != 0);
-    case DType::kUInt8: return (Out)(*(const uint8_t*)p);
-    case DType::kInt8: return (Out)(*(const int8_t*)p);
-    case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return (Out)v; }
-    case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return (Out)v; }
-    case DType::kInt64: { int64_t v; std::memcpy(&v, p, 8); return (Out)v; }
-    case DType::kFloat16: { uint16_t v; std::memcpy(&v, p, 2); return (Out)half_to_float(v); }
-    case DType::kBFloat16: { uint16_t v; std::memcpy(&v, p, 2); return (Out)bf16_to_float(v); }
-    case DType::kFloat32: { float v; std::memcpy(&v, p, 4); return (Out)v; }
-    case DType::kFloat64: { double v; std::memcpy(&v, p, 8); return (Out)v; }
-    default: return (Out)0;
-  }
-}
-
-template <typename Out>
-void convert_run(const char* src, DType t, int64_t n, Out* dst) {
-  switch (t) {
-    case DType::kFloat32: {
-      const float* s = reinterpret_cast<const float*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = (Out)s[i];
-      return;
-    }
-    case DType::kFloat64: {
-      const double* s = reinterpret_cast<const double*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = (Out)s[i];
-      return;
-    }
-    case DType::kFloat16: {
-      const uint16_t* s = reinterpret_cast<const uint16_t*>(src);
-      if constexpr (std::is_same<Out, float>::value) {
-        if (simd_available()) return halves_to_floats(s, n, dst);
-      }
-      for (int64_t i = 0; i < n; ++i) dst[i] = (Out)half_to_float(s[i]);
-      return;
-    }
-    case DType::kBFloat16: {
-      const uint16_t* s = reinterpret_cast<const uint16_t*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = (Out)bf16_to_float(s[i]);
-      return;
-    }
-    default: {
-      const size_t esz = dtype_size(t);
-      for (int64_t i = 0; i < n; ++i) dst[i] = load_elem<Out>(src + i * esz, t);
-    }
-  }
-}
-
-// Pull-style reader of a TensorView in row-major logical order.
-class Reader {
- public:
-  explicit Reader(const TensorView& v) : v_(v), esz_(dtype_size(v.dtype)) {
-    contiguous_ = v.is_contiguous();
-    base_ = static_cast<const char*>(v.data);
-    if (!contiguous_) idx_.assign(v.shape.size(), 0);
-  }
-  // Reads the next n elements into dst, converted to Out.
-  template <typename Out>
-  void read(int64_t n, Out* dst) {
-    if (contiguous_) {
-      convert_run(base_ + pos_ * (int64_t)esz_, v_.dtype, n, dst);
-      pos_ += n;
-      return;
-    }
-    const size_t nd = v_.shape.size();
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t off = 0;
-      for (size_t d = 0; d < nd; ++d) off += idx_[d] * v_.strides[d];
-      dst[i] = load_elem<Out>(base_ + off * (int64_t)esz_, v_.dtype);
-      for (size_t d = nd; d-- > 0;) {
-        if (++idx_[d] < v_.shape[d]) break;
-        idx_[d] = 0;
-      }
-    }
-  }
-
- private:
-  const TensorView& v_;
-  size_t esz_;
-  bool contiguous_ = true;
-  const char* base_ = nullptr;
-  int64_t pos_ = 0;
-  std::vector<int64_t> idx_;
-};
+using Reader = ElementReader;
 
 // ---------------------------------------------------------------------------------------------
 // The fused pass.

@@ -19,6 +19,7 @@ struct Cell {
   Kind kind = Kind::kEmpty;
   std::string s;
   double d = 0;
+  bool is_int = false;  // kNumber held as a Python int in 1.2.1 (written without a decimal point)
 
   static Cell empty() { return Cell{}; }
   static Cell str(std::string v) {
@@ -31,6 +32,11 @@ struct Cell {
     Cell c;
     c.kind = Kind::kNumber;
     c.d = v;
+    return c;
+  }
+  static Cell integer(double v) {
+    Cell c = num(v);
+    c.is_int = true;
     return c;
   }
   static Cell boolean(bool v) {
@@ -47,6 +53,26 @@ struct Cell {
     return kind == o.kind && s == o.s && (d == o.d || (d != d && o.d != o.d));
   }
 };
+
+// What 1.2.1 writes into the xlsx for a DataFrame cell (highlight.py compare_result_df_convert):
+// a finite number stays a number; NaN / inf / -inf become the strings "nan\t" / "inf\t" /
+// "-inf\t"; a bool becomes "True" / "False"; None becomes "None"; a string "inf", "-inf" or "nan"
+// gets a trailing tab; any other string is written as is.
+inline Cell written_cell(const Cell& c) {
+  switch (c.kind) {
+    case Cell::Kind::kEmpty: return Cell::str("None");
+    case Cell::Kind::kBool: return Cell::str(c.d != 0 ? "True" : "False");
+    case Cell::Kind::kString:
+      if (c.s == "inf" || c.s == "-inf" || c.s == "nan") return Cell::str(c.s + "\t");
+      return c;
+    case Cell::Kind::kNumber:
+      if (c.d != c.d) return Cell::str("nan\t");
+      if (c.d == 1.0 / 0.0) return Cell::str("inf\t");
+      if (c.d == -1.0 / 0.0) return Cell::str("-inf\t");
+      return c;
+  }
+  return c;
+}
 
 // 1.2.1 highlight rules (core/compare/highlight.py): red = error, yellow = warning.
 enum class Fill { kNone, kRed, kYellow };

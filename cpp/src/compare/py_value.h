@@ -1,0 +1,38 @@
+// Python semantics over parsed JSON values, as 1.2.1's compare sees them after json.load: str(),
+// repr(), ==, truth, type names. The table must hold exactly the text Python would produce.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "msprobe/compare/compare_table.h"
+#include "msprobe/format/json_value.h"
+
+namespace msprobe {
+namespace compare {
+
+// repr(float): "1.0", "0.1", "1e-05", "nan", "inf", "-inf".
+std::string py_float_repr(double v);
+// repr(str): quotes and escapes as Python 3 does.
+std::string py_str_repr(std::string_view s);
+// str(value) / repr(value) of a JSON-loaded value (None, True, 3, 1.5, 'a', [..], {..}).
+std::string py_str(const JsonValue& v);
+std::string py_repr(const JsonValue& v);
+// Python ==, with int/float/bool comparing by value; lists and dicts element-wise.
+bool py_equal(const JsonValue& a, const JsonValue& b);
+// bool(value).
+bool py_truthy(const JsonValue& v);
+// str(type(value)): "<class 'int'>", "<class 'NoneType'>", ...
+std::string py_type_str(const JsonValue& v);
+// str(np.shape(np.array(value))): "(3,)", "()", "(2, 3)"; throws InvalidInput for ragged lists.
+std::string np_shape_str(const JsonValue& v);
+// isinstance(v, (float, int)) and not bool.
+inline bool py_is_number(const JsonValue& v) { return v.is_number(); }
+
+// The DataFrame cell a JSON value becomes: numbers stay numbers (ints flagged), bools, None,
+// strings; lists and dicts become their Python str() (which is all a writer does with them).
+Cell cell_of(const JsonValue& v);
+// str(cell) as Python prints the DataFrame value.
+std::string cell_str(const Cell& c);
+
+}  // namespace compare
+}  // namespace msprobe
