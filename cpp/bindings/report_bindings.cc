@@ -10,6 +10,7 @@
 #include "msprobe/compare/divergence.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/dump_report.h"
+#include "msprobe/report/pair_report.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -129,6 +130,17 @@ void bind_report(nb::module_& root) {
       },
       "dump_path"_a, "title"_a = "",
       "The statistics view of one dump (dump.json, a rank folder or a dump_path) as HTML text.");
+  m.def(
+      "render_pair_report",
+      [](const std::string& npu, const std::string& bench, const std::string& title,
+         const std::string& framework) {
+        msprobe::compare::CompareOptions options;
+        options.framework = framework;
+        nb::gil_scoped_release release;
+        return msprobe::report::render_pair_report(npu, bench, options, title);
+      },
+      "npu_path"_a, "bench_path"_a, "title"_a = "", "framework"_a = "pytorch",
+      "Compares two dumps (compare engine, first-divergence suspects) and returns the report page.");
   m.def("render_compare_report", &render_compare, "parts"_a, "runs"_a, "title"_a = "",
         "generated_at"_a = "",
         "A compare report from tables given as dicts {header, rows, fills, mode, rank, step, "

@@ -224,3 +224,23 @@ def test_cli_errors_are_one_line(tmp_path):
                         "-o", str(tmp_path)], capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "no dump.json" in r.stderr
+
+
+def test_pair_report_from_the_cli_runs_the_compare_engine(dumps, browser, tmp_path):
+    root, bench, gelu, _ = dumps
+    out = tmp_path / "pair.html"
+    r = subprocess.run([sys.executable, "-m", "msprobe.cli", "report", os.path.dirname(gelu),
+                        os.path.dirname(bench), "-o", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    browser.open(out.as_uri())
+    assert browser.eval("document.querySelector('#suspect-list li a').textContent") == \
+        "Functional.gelu.2.forward"
+    rows = browser.eval("""[...document.querySelectorAll('#counts-table tr[data-verdict]')]
+        .reduce((s, tr) => s + Number(tr.cells[2].textContent), 0)""")
+    _, table_rows, _ = summary_table(os.path.join(gelu, "dump.json"), os.path.join(bench, "dump.json"))
+    assert rows > 0 and abs(rows - len(table_rows)) <= len(table_rows) // 10
+    runs = browser.eval("document.getElementById('runs').innerText")
+    assert "pytorch" in runs and "mix" in runs
+    _shot(browser, tmp_path, "report_pair_cli.png")
+    assert browser.problems() == []

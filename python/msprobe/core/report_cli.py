@@ -36,12 +36,8 @@ def report_command(args):
         return 1
     try:
         if args.bench_dump_path:
-            render_pair = getattr(_core.report, "render_pair_report", None)
-            if render_pair is None:
-                log.error("report: comparing two dumps needs the compare engine, which this build "
-                          "lacks; give one dump for its statistics view")
-                return 1
-            html = render_pair(args.dump_path, args.bench_dump_path, args.title)
+            html = _core.report.render_pair_report(args.dump_path, args.bench_dump_path,
+                                                   args.title, args.framework)
         else:
             html = _core.report.render_dump_report(args.dump_path, args.title)
         _core.report.write_report_file(out, html)
