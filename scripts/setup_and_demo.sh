@@ -10,7 +10,7 @@ if ! [ -f /usr/share/javascript/dygraphs/dygraph.min.js ] || ! command -v chromi
   apt-get update -qq && apt-get install -y -qq libjs-dygraphs chromium > /dev/null
 fi
 # torch 2.13.0 CPU is pinned: a plain "torch" would pull a multi-GB CUDA build.
-$PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core nanobind cmake ninja
+$PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core nanobind cmake ninja transformers
 $PY -m pip install -q --no-build-isolation .
 scripts/mindspore_env.sh > /dev/null      # MindSpore (CPU) in build/ms-venv, for its tests
 $PY examples/demo_train.py "$@"

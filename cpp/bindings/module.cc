@@ -14,6 +14,7 @@ void bind_kernel(nb::module_& m);
 void bind_reader(nb::module_& m);
 void bind_report(nb::module_& m);
 void bind_compare(nb::module_& m);
+void bind_name_mapping(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -31,4 +32,5 @@ NB_MODULE(_core, m) {
   bind_reader(m);
   bind_report(m);
   bind_compare(m);
+  bind_name_mapping(m);  // after bind_compare: subclasses of its NameMapper
 }

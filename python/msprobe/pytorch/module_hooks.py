@@ -23,12 +23,44 @@ def _clone_hooked(value):
     return value
 
 
+def _hookable(value):
+    return isinstance(value, torch.Tensor) or (
+        isinstance(value, tuple) and all(isinstance(v, torch.Tensor) for v in value))
+
+
+def _setup_output_on_attributes(setup_output, hook, output):
+    """torch hooks only a Tensor or a tuple output; for any other object (transformers'
+    ModelOutput, a dict subclass whose fields are also attributes) 1.2.1 hooks each attribute
+    that is a tensor or a tuple of tensors, in dir() order, and sets the hooked value back. So
+    the module gets its backward entry (and each hooked tensor its Tensor.view_as), as in 1.2.1.
+    An attribute that cannot be read or set is left alone: training must not break."""
+    for attr in dir(output):
+        try:
+            item = getattr(output, attr)
+        except Exception:  # noqa: BLE001  a property of a user object may raise anything
+            continue
+        if not _hookable(item):
+            continue
+        hooked = _clone_hooked(setup_output(hook, item))
+        try:
+            setattr(output, attr, hooked)
+        except Exception:  # noqa: BLE001
+            continue
+    return output
+
+
 def _patch_backward_hook_views():
     if getattr(BackwardHook, "__msprobe_patched__", False):
         return
     setup_input, setup_output = BackwardHook.setup_input_hook, BackwardHook.setup_output_hook
+
+    def setup_output_hook(self, args):
+        if isinstance(args, (torch.Tensor, tuple)):
+            return _clone_hooked(setup_output(self, args))
+        return _setup_output_on_attributes(setup_output, self, args)
+
     BackwardHook.setup_input_hook = lambda self, args: _clone_hooked(setup_input(self, args))
-    BackwardHook.setup_output_hook = lambda self, args: _clone_hooked(setup_output(self, args))
+    BackwardHook.setup_output_hook = setup_output_hook
     BackwardHook.__msprobe_patched__ = True
 
 
