@@ -2,6 +2,7 @@
 // render_compare_report(parts, runs) for compare tables given from Python (tests, integrations
 // that hold a table already); write_report_file(path, html).
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 
 #include <memory>
@@ -133,13 +134,15 @@ void bind_report(nb::module_& root) {
   m.def(
       "render_pair_report",
       [](const std::string& npu, const std::string& bench, const std::string& title,
-         const std::string& framework) {
+         const std::string& framework, std::shared_ptr<msprobe::compare::NameMapper> name_mapper) {
         msprobe::compare::CompareOptions options;
         options.framework = framework;
+        options.name_mapper = std::move(name_mapper);
         nb::gil_scoped_release release;
         return msprobe::report::render_pair_report(npu, bench, options, title);
       },
       "npu_path"_a, "bench_path"_a, "title"_a = "", "framework"_a = "pytorch",
+      "name_mapper"_a.none() = nb::none(),
       "Compares two dumps (compare engine, first-divergence suspects) and returns the report page.");
   m.def("render_compare_report", &render_compare, "parts"_a, "runs"_a, "title"_a = "",
         "generated_at"_a = "",

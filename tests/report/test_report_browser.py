@@ -244,3 +244,32 @@ def test_pair_report_from_the_cli_runs_the_compare_engine(dumps, browser, tmp_pa
     assert "pytorch" in runs and "mix" in runs
     _shot(browser, tmp_path, "report_pair_cli.png")
     assert browser.problems() == []
+
+
+def test_mindspore_dump_statistics_view(browser, tmp_path):
+    """A MindSpore (CPU) dump of the twin net: Cell modules, Mint APIs, the tree from its
+    construct.json."""
+    ms_python = os.environ.get("MSPROBE_MS_PYTHON")
+    if not ms_python:
+        pytest.skip("MSPROBE_MS_PYTHON (a Python with MindSpore) is not set")
+    dump = tmp_path / "ms"
+    env = dict(os.environ, PYTHONPATH=TESTS_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([ms_python, os.path.join(TESTS_DIR, "compare", "fault_net_ms.py"), str(dump),
+                        "--task", "statistics", "--level", "mix"], capture_output=True, text=True,
+                       env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = tmp_path / "ms.html"
+    r = subprocess.run([sys.executable, "-m", "msprobe.cli", "-f", "mindspore", "report", str(dump),
+                        "-o", str(out)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    browser.open(out.as_uri())
+    rank = os.path.join(str(dump), "step0", "rank")
+    roots, names = _roots_of(load_json(os.path.join(rank, "construct.json")),
+                             list(load_json(os.path.join(rank, "dump.json"))["data"]))
+    assert _state(browser)["visibleRows"] == len(roots)
+    assert "mindspore" in browser.eval("document.getElementById('runs').innerText")
+    browser.type_text("#search", "Cell.blocks.0.Block.forward")
+    browser.wait_for("window.msprobeReport.matches > 0")
+    assert _state(browser)["matches"] == sum("cell.blocks.0.block.forward" in n.lower() for n in names)
+    _shot(browser, tmp_path, "report_mindspore_dump.png")
+    assert browser.problems() == []

@@ -13,6 +13,13 @@ def add_report_parser(sub):
     r.add_argument("-o", "--output", default=".",
                    help="output .html file, or a folder for {dump,compare}_report_{timestamp}.html")
     r.add_argument("--title", default="", help="page title")
+    # MindSpore-vs-PyTorch name mappings, as `msprobe -f mindspore compare` takes them.
+    r.add_argument("-am", "--api_mapping", nargs="?", const=True, default=None,
+                   help="map MindSpore API names to PyTorch's (optional user yaml)")
+    r.add_argument("-cm", "--cell_mapping", nargs="?", const=True, default=None,
+                   help="map MindSpore Cell names to PyTorch Module names (optional user yaml)")
+    r.add_argument("-dm", "--data_mapping", default=None, help="explicit row-name pairs (yaml)")
+    r.add_argument("-lm", "--layer_mapping", default=None, help="layer mapping (yaml)")
     return r
 
 
@@ -36,8 +43,13 @@ def report_command(args):
         return 1
     try:
         if args.bench_dump_path:
+            mapper = None
+            if args.api_mapping or args.cell_mapping or args.data_mapping or args.layer_mapping:
+                from msprobe.core.compare_mappings import name_mapper
+                mapper = name_mapper(args.cell_mapping, args.api_mapping, args.data_mapping,
+                                     args.layer_mapping)
             html = _core.report.render_pair_report(args.dump_path, args.bench_dump_path,
-                                                   args.title, args.framework)
+                                                   args.title, args.framework, mapper)
         else:
             html = _core.report.render_dump_report(args.dump_path, args.title)
         _core.report.write_report_file(out, html)
