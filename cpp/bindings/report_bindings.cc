@@ -9,6 +9,7 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/compare/divergence.h"
+#include "msprobe/report/check_report.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/dump_report.h"
 #include "msprobe/report/pair_report.h"
@@ -144,6 +145,16 @@ void bind_report(nb::module_& root) {
       "npu_path"_a, "bench_path"_a, "title"_a = "", "framework"_a = "pytorch",
       "name_mapper"_a.none() = nb::none(),
       "Compares two dumps (compare engine, first-divergence suspects) and returns the report page.");
+  m.def(
+      "render_check_report",
+      [](const std::string& details_csv, const std::string& title) {
+        nb::gil_scoped_release release;
+        return msprobe::report::render_check_report(details_csv, title);
+      },
+      "details_csv"_a, "title"_a = "",
+      "The page of a run_ut or api_precision_compare details CSV.");
+  m.def("check_report_path", &msprobe::report::check_report_path, "details_csv"_a,
+        "Where the page of a details CSV goes: *_report_{stamp}.html beside it.");
   m.def("render_compare_report", &render_compare, "parts"_a, "runs"_a, "title"_a = "",
         "generated_at"_a = "",
         "A compare report from tables given as dicts {header, rows, fills, mode, rank, step, "

@@ -12,6 +12,7 @@
 #include "../src/report/report_page.h"
 #include "msprobe/base/error.h"
 #include "msprobe/format/json_value.h"
+#include "msprobe/report/check_report.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/dump_report.h"
 
@@ -254,6 +255,63 @@ TEST(DumpReport, InfInAnOutputIsAnErrorAndInAnInputAWarning) {
   std::remove((dir + "/dump.json").c_str());
   rmdir(dir.c_str());
   EXPECT_THROW(render_dump_report(dir), FileError);
+}
+
+}  // namespace
+}  // namespace report
+}  // namespace msprobe
+
+namespace msprobe {
+namespace report {
+namespace {
+
+TEST(CheckReport, PathBesideTheDetailsCsv) {
+  EXPECT_EQ(check_report_path("out/accuracy_checking_details_20250101000000.csv"),
+            "out/accuracy_checking_report_20250101000000.html");
+  EXPECT_EQ(check_report_path("a/api_precision_compare_details_1.csv"),
+            "a/api_precision_compare_report_1.html");
+  EXPECT_EQ(check_report_path("details_dir/x.csv"), "details_dir/x.html");
+}
+
+TEST(CheckReport, StatusesBecomeVerdictsAndApisGroupTheirDirections) {
+  char tmpl[] = "/tmp/msprobe_check_testXXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string csv = std::string(tmpl) + "/accuracy_checking_details_1.csv";
+  std::ofstream(csv) << "\xEF\xBB\xBF" "API Name,Bench Dtype,DEVICE Dtype,Shape,余弦相似度,最大绝对误差,相对误差最大值,Status,Message\n"
+                        "Functional.linear.0.forward.output.0,torch.float64,torch.float32,\"(4, 6)\",1.0,0.5, ,pass,\n"
+                        "Functional.linear.0.backward.output.0,torch.float64,torch.float32,\"(4, 6)\",0.9,0.1,0.25,error,bad\n"
+                        "Torch.matmul.0.forward.output.0, , , , , , ,SKIP,no bench\n";
+  std::string html = render_check_report(csv);
+  size_t start = html.find('>', html.find("id=\"msprobe-data\"")) + 1;
+  JsonValue doc = parse_json(html.substr(start, html.find("</script>", start) - start), "page");
+  EXPECT_EQ(doc.find("kind")->as_string(), "check");
+  const JsonValue& part = doc.find("parts")->as_array()[0];
+  const JsonValue& e = *part.find("entries");
+  const auto& names = e.find("names")->as_array();
+  std::vector<uint8_t> v = typed<uint8_t>(*e.find("verdict"));
+  std::vector<int32_t> parent = typed<int32_t>(*e.find("parent"));
+  std::vector<float> value = typed<float>(*e.find("value"));
+  auto at = [&](const std::string& n) {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i].as_string() == n) return (int)i;
+    return -1;
+  };
+  int fwd = at("Functional.linear.0.forward"), bwd = at("Functional.linear.0.backward");
+  int api = at("Functional.linear.0");
+  ASSERT_GE(api, 0);
+  EXPECT_EQ(parent[fwd], api);
+  EXPECT_EQ(parent[bwd], api);
+  EXPECT_EQ(v[fwd], kPass);
+  EXPECT_EQ(v[bwd], kError);
+  EXPECT_EQ(v[api], kError);  // the API takes its worst direction
+  EXPECT_EQ(v[at("Torch.matmul.0.forward")], kUnmatched);  // SKIP, shown as "skipped"
+  EXPECT_FLOAT_EQ(value[fwd], 0.5f);   // no max relative error: the max absolute error
+  EXPECT_FLOAT_EQ(value[bwd], 0.25f);  // the max relative error
+  std::remove(csv.c_str());
+  rmdir(tmpl);
+  std::ofstream(std::string("/tmp/msprobe_not_details.csv")) << "a,b\n1,2\n";
+  EXPECT_THROW(render_check_report("/tmp/msprobe_not_details.csv"), InvalidInput);
+  std::remove("/tmp/msprobe_not_details.csv");
 }
 
 }  // namespace

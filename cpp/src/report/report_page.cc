@@ -196,6 +196,8 @@ void build_model(const PartInput& p, PartModel* m) {
   for (auto it = order.rbegin(); it != order.rend(); ++it)
     if (m->parent[*it] >= 0)
       m->subtree[m->parent[*it]] = std::max(m->subtree[m->parent[*it]], m->subtree[*it]);
+  if (p.group_verdicts)
+    for (size_t e = m->with_rows; e < n; ++e) m->verdict[e] = m->subtree[e];
 
   // Stacks: each distinct stack once, each distinct line once.
   m->stack.assign(n, -1);

@@ -26,6 +26,8 @@ struct PartInput {
   const std::vector<std::pair<std::string, std::string>>* construct = nullptr;
   const std::unordered_map<std::string, std::vector<std::string>>* stacks = nullptr;
   const std::vector<compare::Suspect>* suspects = nullptr;
+  // Nodes without rows of their own (modules, API groups) take the worst verdict below them.
+  bool group_verdicts = false;
 };
 
 struct PageInput {

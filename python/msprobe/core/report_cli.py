@@ -8,7 +8,8 @@ from msprobe.core import log
 def add_report_parser(sub):
     r = sub.add_parser("report", help="write a self-contained HTML report of a dump, or of a "
                                       "dump compared with a bench dump")
-    r.add_argument("dump_path", help="dump.json, a rank folder, or a dump_path of step*/rank*/")
+    r.add_argument("dump_path", help="dump.json, a rank folder, a dump_path of step*/rank*/, or "
+                                     "a run_ut / api_precision_compare details CSV")
     r.add_argument("bench_dump_path", nargs="?", help="the bench dump to compare with")
     r.add_argument("-o", "--output", default=".",
                    help="output .html file, or a folder for {dump,compare}_report_{timestamp}.html")
@@ -21,6 +22,20 @@ def add_report_parser(sub):
     r.add_argument("-dm", "--data_mapping", default=None, help="explicit row-name pairs (yaml)")
     r.add_argument("-lm", "--layer_mapping", default=None, help="layer mapping (yaml)")
     return r
+
+
+def write_check_report(details_csv):
+    """The page beside a run_ut / api_precision_compare details CSV; a failure only warns (the
+    CSVs are the result)."""
+    from msprobe import _core
+    try:
+        path = _core.report.check_report_path(details_csv)
+        _core.report.write_report_file(path, _core.report.render_check_report(details_csv))
+    except (ValueError, OSError) as e:
+        log.warning(f"no HTML report: {e}")
+        return None
+    log.info(f"HTML report: {path}")
+    return path
 
 
 def _output_file(output, kind):
@@ -36,7 +51,8 @@ def report_command(args):
         if p is not None and not os.path.exists(p):
             log.error(f"report: {p}: no such file or folder")
             return 1
-    out = _output_file(args.output, "compare" if args.bench_dump_path else "dump")
+    kind = "compare" if args.bench_dump_path else "check" if args.dump_path.endswith(".csv") else "dump"
+    out = _output_file(args.output, kind)
     folder = os.path.dirname(out) or "."
     if not os.path.isdir(folder):
         log.error(f"report: {folder}: no such output folder")
@@ -50,6 +66,8 @@ def report_command(args):
                                      args.layer_mapping)
             html = _core.report.render_pair_report(args.dump_path, args.bench_dump_path,
                                                    args.title, args.framework, mapper)
+        elif kind == "check":
+            html = _core.report.render_check_report(args.dump_path, args.title)
         else:
             html = _core.report.render_dump_report(args.dump_path, args.title)
         _core.report.write_report_file(out, html)

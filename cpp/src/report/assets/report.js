@@ -50,6 +50,7 @@
   mark('script');
   const DATA = JSON.parse($('msprobe-data').textContent);
   mark('parsed');
+  if (DATA.kind === 'check') VERDICT_TEXT[2] = 'skipped';
   const parts = DATA.parts.map(() => null);
 
   // A part's arrays, decoded on first use.
@@ -154,7 +155,7 @@
   }
   function renderCounts() {
     const p = DATA.parts[state.part];
-    const order = DATA.kind === 'compare' ? [4, 3, 1, 2] : [4, 3, 1];
+    const order = DATA.kind === 'dump' ? [4, 3, 1] : [4, 3, 1, 2];
     let h = '<h2>Counts' + (DATA.parts.length > 1 ? ' <span class="hint">(' + esc(p.label) + ' / all)</span>' : '') +
       '</h2><table id="counts-table"><tr><th></th><th class="num">entries</th><th class="num">rows</th></tr>';
     for (const v of order) {
@@ -172,7 +173,8 @@
   function renderSuspects() {
     const box = $('suspects');
     if (DATA.kind !== 'compare') {
-      box.innerHTML = '<h2>First inf/nan</h2>' + firstNonFinite();
+      box.innerHTML = DATA.kind === 'dump' ? '<h2>First inf/nan</h2>' + firstErrors('No inf or nan in any output.')
+        : '<h2>Errors</h2>' + firstErrors('No API is in error.');
       wireLinks(box);
       return;
     }
@@ -192,18 +194,18 @@
     box.innerHTML = h + '</ol>';
     wireLinks(box);
   }
-  function firstNonFinite() {
+  function firstErrors(none) {
     let h = '', shown = 0;
-    for (let i = 0; i < DATA.parts.length && shown < 10; i++) {
+    for (let i = 0; i < DATA.parts.length && shown < 20; i++) {
       const p = part(i);
-      for (let e = 0; e < p.withRows && shown < 10; e++) {
+      for (let e = 0; e < p.withRows && shown < 20; e++) {
         if (p.verdict[e] !== 4) continue;
         h += '<li><a class="node-link" data-part="' + i + '" data-entry="' + e + '">' + esc(p.names[e]) + '</a>' +
           (DATA.parts.length > 1 ? ' <span class="badge">' + esc(p.raw.label) + '</span>' : '') + '</li>';
         shown++;
       }
     }
-    return shown ? '<ol>' + h + '</ol>' : '<p class="hint">No inf or nan in any output.</p>';
+    return shown ? '<ol id="error-list">' + h + '</ol>' : '<p class="hint">' + none + '</p>';
   }
   function wireLinks(root) {
     root.querySelectorAll('a.node-link').forEach((a) => a.addEventListener('click', () => {
@@ -252,7 +254,7 @@
       // the range selector would draw every series a second time.
       logscale: true, drawPoints: rows.length <= 5000, pointSize: 1.5, strokeWidth: 0.8,
       labelsDiv: $('plot-legend'), legend: 'always', xlabel: 'entry (dump order)',
-      ylabel: isCompare ? 'error' : '|value|', showRangeSelector: rows.length > 50 && rows.length <= 20000,
+      ylabel: DATA.kind === 'dump' ? '|value|' : 'error', showRangeSelector: rows.length > 50 && rows.length <= 20000,
       rangeSelectorHeight: 30,
       axes: { y: { valueFormatter: (v) => fmt(v), axisLabelFormatter: axisLabel, axisLabelWidth: 44 },
               x: { axisLabelFormatter: (v) => String(Math.round(v)) } },
@@ -499,7 +501,18 @@
       if (ins.length) h += '<h2>Inputs</h2>' + ioTable(p, ins);
       if (outs.length) h += '<h2>Outputs</h2>' + ioTable(p, outs);
     } else {
-      h += '<p class="hint">No rows of its own in the table (a module of construct.json without data).</p>';
+      // A group without rows of its own (a module of construct.json without data, an API of a
+      // run_ut report): the rows of its children, each under its name.
+      let shown = 0;
+      for (let k = p.childStart[e]; k < p.childStart[e + 1] && shown < 20; k++) {
+        const c = p.children[k];
+        const cr = Array.from(p.rowList.subarray(p.rowStart[c], p.rowStart[c + 1]));
+        if (!cr.length) continue;
+        h += '<h2>' + verdictChip(p.verdict[c]) + '<a class="node-link" data-part="' + state.part + '" data-entry="' + c + '">' +
+          esc(p.names[c]) + '</a></h2>' + ioTable(p, cr);
+        shown++;
+      }
+      if (!shown) h += '<p class="hint">No rows of its own in the table.</p>';
     }
     const kids = p.childStart[e + 1] - p.childStart[e];
     if (kids) h += '<div class="hint">' + kids + ' children</div>';
@@ -568,7 +581,7 @@
     $('details').innerHTML = '<p class="hint">Select a node in the tree or a point in the plot.</p>';
   }
   function legendVerdicts() {
-    const order = DATA.kind === 'compare' ? [1, 3, 4, 2, 0] : [1, 3, 4, 0];
+    const order = DATA.kind === 'compare' ? [1, 3, 4, 2, 0] : DATA.kind === 'check' ? [1, 3, 4, 2] : [1, 3, 4, 0];
     $('legend-verdicts').innerHTML = order.map((v) => '<span>' + verdictChip(v) + VERDICT_TEXT[v] + '</span>').join('');
   }
   function applyHash() {
