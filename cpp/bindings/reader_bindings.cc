@@ -50,7 +50,7 @@ nb::object to_array(const msprobe::reader::LoadedTensor& t) {
   std::vector<size_t> shape(v.shape.begin(), v.shape.end());
   auto* keep = new std::shared_ptr<void>(t.keepalive);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<void>*>(p); });
-  nb::ndarray<> arr(const_cast<void*>(v.data), shape.size(), shape.data(), owner,
+  nb::ndarray<nb::array_api> arr(const_cast<void*>(v.data), shape.size(), shape.data(), owner,
                     t.strides.data(), dlpack_dtype(t.dtype));
   return nb::cast(arr);
 }

@@ -28,21 +28,21 @@ namespace msprobe {
 JsonValue JsonValue::make_bool(bool v) {
   JsonValue j;
   j.type_ = Type::kBool;
-  j.b_ = v;
+  j.n_.i = v ? 1 : 0;
   return j;
 }
 
 JsonValue JsonValue::make_int(int64_t v) {
   JsonValue j;
   j.type_ = Type::kInt;
-  j.i_ = v;
+  j.n_.i = v;
   return j;
 }
 
 JsonValue JsonValue::make_float(double v) {
   JsonValue j;
   j.type_ = Type::kFloat;
-  j.f_ = v;
+  j.n_.f = v;
   return j;
 }
 
@@ -56,20 +56,20 @@ JsonValue JsonValue::make_string(std::string v) {
 JsonValue JsonValue::make_array(Array v) {
   JsonValue j;
   j.type_ = Type::kArray;
-  j.a_ = std::make_shared<Array>(std::move(v));
+  j.c_ = std::make_shared<const Array>(std::move(v));
   return j;
 }
 
 JsonValue JsonValue::make_object(Object v) {
   JsonValue j;
   j.type_ = Type::kObject;
-  j.o_ = std::make_shared<Object>(std::move(v));
+  j.c_ = std::make_shared<const Object>(std::move(v));
   return j;
 }
 
 const JsonValue* JsonValue::find(std::string_view key) const {
-  if (type_ != Type::kObject || !o_) return nullptr;
-  for (const auto& kv : *o_) {
+  if (type_ != Type::kObject || !c_) return nullptr;
+  for (const auto& kv : as_object()) {
     if (kv.first == key) return &kv.second;
   }
   return nullptr;

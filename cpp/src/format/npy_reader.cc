@@ -239,6 +239,9 @@ void NpyFile::parse(const std::string& path, bool copy_on_write) {
   if (!known) {
     status_ = Status::kUnsupportedDtype;
     error_ = "unsupported dtype '" + descr_ + "'";
+    if (descr_.find('O') != std::string::npos) {
+      error_ += " (an object array: reading it would unpickle; refused as numpy.load(allow_pickle=False) does)";
+    }
     return;
   }
   status_ = Status::kOk;

@@ -36,25 +36,30 @@ class JsonValue {
   bool is_array() const { return type_ == Type::kArray; }
   bool is_object() const { return type_ == Type::kObject; }
 
-  bool as_bool() const { return b_; }
-  int64_t as_int() const { return i_; }
-  double as_double() const { return type_ == Type::kInt ? (double)i_ : f_; }
+  // Scalars of another type read as false / 0.
+  bool as_bool() const { return type_ == Type::kBool && n_.i != 0; }
+  int64_t as_int() const { return type_ == Type::kInt ? n_.i : 0; }
+  double as_double() const {
+    return type_ == Type::kInt ? (double)n_.i : type_ == Type::kFloat ? n_.f : 0.0;
+  }
   const std::string& as_string() const { return s_; }
-  const Array& as_array() const { return *a_; }
-  const Object& as_object() const { return *o_; }
+  // Only for a list / an object.
+  const Array& as_array() const { return *static_cast<const Array*>(c_.get()); }
+  const Object& as_object() const { return *static_cast<const Object*>(c_.get()); }
   // Object lookup; nullptr when absent or not an object.
   const JsonValue* find(std::string_view key) const;
   // A short description of the type for error messages: "a string", "a list", ...
   const char* type_name() const;
 
  private:
+  // Compact (64 bytes): parsers move many of these.
   Type type_ = Type::kNull;
-  bool b_ = false;
-  int64_t i_ = 0;
-  double f_ = 0;
+  union Number {
+    int64_t i;  // kInt, kBool (0 / 1)
+    double f;   // kFloat
+  } n_{0};
   std::string s_;
-  std::shared_ptr<Array> a_;
-  std::shared_ptr<Object> o_;
+  std::shared_ptr<const void> c_;  // Array (kArray) or Object (kObject), shared by copies
 };
 
 // A syntax error at byte offset(); truncated() when the text ended before the value was complete
