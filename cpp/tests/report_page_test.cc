@@ -307,6 +307,11 @@ TEST(CheckReport, StatusesBecomeVerdictsAndApisGroupTheirDirections) {
   EXPECT_EQ(v[at("Torch.matmul.0.forward")], kUnmatched);  // SKIP, shown as "skipped"
   EXPECT_FLOAT_EQ(value[fwd], 0.5f);   // no max relative error: the max absolute error
   EXPECT_FLOAT_EQ(value[bwd], 0.25f);  // the max relative error
+  bool cosine_titled = false;  // Chinese metric names get an English title
+  for (const JsonValue& c : part.find("rows")->find("columns")->as_array())
+    if (c.find("name")->as_string() == "余弦相似度")
+      cosine_titled = c.find("label") && c.find("label")->as_string() == "cosine";
+  EXPECT_TRUE(cosine_titled);
   std::remove(csv.c_str());
   rmdir(tmpl);
   std::ofstream(std::string("/tmp/msprobe_not_details.csv")) << "a,b\n1,2\n";

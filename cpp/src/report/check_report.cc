@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "msprobe/base/error.h"
 #include "msprobe/check/csv_table.h"
@@ -35,6 +36,30 @@ uint8_t status_verdict(const Cell& c) {
   if (s == "error") return kError;
   if (s == "skip") return kUnmatched;  // shown as "skipped"
   return kNoData;
+}
+
+// An English title for 1.2.1's Chinese metric columns, built from their terms; the name itself
+// when some part is not known.
+std::string english_title(const std::string& name) {
+  static const std::pair<const char*, const char*> kTerms[] = {
+      {"ULP误差大于阈值占比", "ULP err > threshold share"}, {"二进制一致错误率", "binary mismatch rate"},
+      {"小值域错误占比", "small-value err share"}, {"相对误差最大值", "max rel err"},
+      {"相对误差平均值", "mean rel err"}, {"相对误差错误率", "rel err rate"},
+      {"绝对误差错误率", "abs err rate"}, {"ULP误差最大值", "max ULP err"},
+      {"ULP误差平均值", "mean ULP err"}, {"余弦相似度", "cosine"}, {"最大绝对误差", "max abs err"},
+      {"双百指标", "1% ratio"}, {"双千指标", "0.1% ratio"}, {"双万指标", "0.01% ratio"},
+      {"误差均衡性", "error balance"}, {"均方根误差", "RMSE"}, {"小值域错误", "small-value err"},
+      {"二进制一致", "binary"}, {"ULP误差", "ULP err"}, {"相对误差", "rel err"},
+      {"错误率", " err rate"}, {"判定结果", " verdict"}, {"比对结果", "compare result"},
+      {"比对算法", "algorithm"}, {"比值", " ratio"}, {"小值域", "small-value"}};
+  std::string out = name;
+  for (const auto& [zh, en] : kTerms) {
+    for (size_t at = out.find(zh); at != std::string::npos; at = out.find(zh, at + std::strlen(en)))
+      out.replace(at, std::strlen(zh), en);
+  }
+  for (unsigned char c : out)
+    if (c >= 0x80) return name;
+  return out;
 }
 
 }  // namespace
@@ -115,6 +140,7 @@ std::string render_check_report(const std::string& details_csv, const std::strin
   p.row_value = std::move(value);
   p.construct = &groups;
   p.group_verdicts = true;
+  for (const std::string& h : table.header) p.column_labels.push_back(english_title(h));
   page.parts.push_back(std::move(p));
   return render_page(page);
 }

@@ -17,10 +17,9 @@ using compare::Cell;
 // A string like "12.5%" (1.2.1's relative errors in statistics mode): its number, or false.
 bool parse_percent(const std::string& s, double* v) {
   if (s.size() < 2 || s.back() != '%') return false;
-  std::string body = s.substr(0, s.size() - 1);
   char* end = nullptr;
-  double d = std::strtod(body.c_str(), &end);
-  if (end == body.c_str() || *end != '\0') return false;
+  double d = std::strtod(s.c_str(), &end);  // stops at the '%'
+  if (end != s.c_str() + s.size() - 1) return false;
   *v = d;
   return true;
 }
@@ -122,7 +121,7 @@ void append_base64(std::string& out, const void* data, size_t bytes) {
 
 void append_table_column(std::string& out, const std::string& name,
                          const std::vector<std::vector<Cell>>& rows, int col,
-                         const std::vector<std::string>& row_names) {
+                         const std::vector<std::string>& row_names, const std::string& label) {
   const size_t n = rows.size();
   static const Cell kEmptyCell;
   auto cell = [&](size_t r) -> const Cell& {
@@ -137,6 +136,10 @@ void append_table_column(std::string& out, const std::string& name,
   }
   out += "{\"name\":";
   append_html_json_string(out, name);
+  if (!label.empty() && label != name) {
+    out += ",\"label\":";
+    append_html_json_string(out, label);
+  }
 
   if (n > 0 && std::max(numbers, percents) * 2 >= n) {
     // Mostly numbers: float32 values; every other cell (strings, empty, out-of-range numbers, and
@@ -180,13 +183,29 @@ void append_table_column(std::string& out, const std::string& name,
   }
 
   // Strings: a dictionary and one index per row, or the plain list when nearly all differ.
+  // Lookups go by the cell's text (or its part after the row's name) without copying it; only a
+  // new value is rendered as JSON.
   std::vector<std::string> dict;
-  std::unordered_map<std::string, uint32_t> dict_index;
+  std::unordered_map<std::string, uint32_t> dict_index;                 // rendered JSON
+  std::unordered_map<std::string_view, uint32_t> plain_index, rel_index;  // string cells
   std::vector<uint32_t> idx(n);
-  for (size_t r = 0; r < n; ++r) {
-    std::string key = dict_key(cell(r), row_names[r]);
+  auto add = [&](std::string key) {
     auto [it, inserted] = dict_index.emplace(std::move(key), (uint32_t)dict.size());
     if (inserted) dict.push_back(it->first);
+    return it->second;
+  };
+  for (size_t r = 0; r < n; ++r) {
+    const Cell& c = cell(r);
+    if (c.kind != Cell::Kind::kString) {
+      idx[r] = add(dict_key(c, row_names[r]));
+      continue;
+    }
+    const std::string& name = row_names[r];
+    bool rel = !name.empty() && c.s.compare(0, name.size(), name) == 0;
+    std::string_view text = rel ? std::string_view(c.s).substr(name.size()) : std::string_view(c.s);
+    auto& index = rel ? rel_index : plain_index;
+    auto it = index.find(text);
+    if (it == index.end()) it = index.emplace(text, add(dict_key(c, name))).first;
     idx[r] = it->second;
   }
   if (dict.size() > 1024 && dict.size() * 2 > n) {

@@ -31,9 +31,10 @@ void append_base64_array(std::string& out, const std::vector<T>& v) {
 // One table column, encoded for the page (an object {"name":..., "enc":..., ...}). Cells that
 // start with the row's own name are stored relative to it (Bench Name, Data_name).
 // row_names: the NPU name of every row.
+// label: the title to show, "" for the name.
 void append_table_column(std::string& out, const std::string& name,
                          const std::vector<std::vector<compare::Cell>>& rows, int col,
-                         const std::vector<std::string>& row_names);
+                         const std::vector<std::string>& row_names, const std::string& label = "");
 
 }  // namespace report
 }  // namespace msprobe

@@ -347,7 +347,8 @@ void append_part(std::string& out, const PartInput& p, const PartModel& m,
     if (c == name_col || t.header[c] == "NPU_Stack_Info") continue;
     if (!first) out += ',';
     first = false;
-    append_table_column(out, t.header[c], t.rows, c, m.row_names);
+    append_table_column(out, t.header[c], t.rows, c, m.row_names,
+                        c < (int)p.column_labels.size() ? p.column_labels[c] : std::string());
   }
   out += "]}";
 

@@ -28,6 +28,8 @@ struct PartInput {
   const std::vector<compare::Suspect>* suspects = nullptr;
   // Nodes without rows of their own (modules, API groups) take the worst verdict below them.
   bool group_verdicts = false;
+  // Column titles shown instead of the header's names (same order); empty: the names.
+  std::vector<std::string> column_labels;
 };
 
 struct PageInput {

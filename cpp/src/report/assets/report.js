@@ -93,7 +93,7 @@
   function columns(p) {
     if (p.columns) return p.columns;
     p.columns = p.raw.rows.columns.map((c) => {
-      const col = { name: c.name, enc: c.enc, pct: !!c.pct };
+      const col = { name: c.name, label: c.label || c.name, enc: c.enc, pct: !!c.pct };
       if (c.enc === 'f32') {
         col.values = f32(c.data);
         col.exc = new Map();
@@ -133,8 +133,8 @@
   function verdictChip(v) { return '<span class="chip v-' + VERDICTS[v] + '"></span>'; }
   function renderHeader() {
     const runs = DATA.runs.map((r) => esc(r.label)).join(' vs ');
-    $('meta').textContent = (DATA.kind === 'compare' ? 'compare (' + DATA.mode + ')' : 'dump (' + DATA.mode + ')') +
-      ' · ' + runs + ' · ' + DATA.generated;
+    $('meta').textContent = (DATA.kind === 'compare' ? 'compare (' + DATA.mode + ') · ' + runs
+      : DATA.kind === 'check' ? DATA.mode : 'dump (' + DATA.mode + ')') + ' · ' + DATA.generated;
     if (DATA.parts.length > 1) {
       $('part-picker').hidden = false;
       const sel = $('part-select');
@@ -252,7 +252,9 @@
       colors: ['#2e6fd8', '#e07b00'],
       // Points are drawn one by one: large runs get lines only (a hover still marks the point);
       // the range selector would draw every series a second time.
-      logscale: true, drawPoints: rows.length <= 5000, pointSize: 1.5, strokeWidth: 0.8,
+      // run_ut's APIs are independent of each other: points without lines.
+      logscale: true, drawPoints: rows.length <= 5000 || DATA.kind === 'check',
+      pointSize: DATA.kind === 'check' ? 2.5 : 1.5, strokeWidth: DATA.kind === 'check' ? 0 : 0.8,
       labelsDiv: $('plot-legend'), legend: 'always', xlabel: 'entry (dump order)',
       ylabel: DATA.kind === 'dump' ? '|value|' : 'error', showRangeSelector: rows.length > 50 && rows.length <= 20000,
       rangeSelectorHeight: 30,
@@ -534,16 +536,16 @@
       const lc = c.name.toLowerCase();
       if (lc.startsWith('npu ')) {
         const j = cols.findIndex((d, k) => !used.has(k) && d.name.toLowerCase().startsWith('bench ') && key(d.name) === key(c.name));
-        if (j >= 0) { used.add(j); groups.push({ title: c.name.slice(4), a: i, b: j }); used.add(i); return; }
+        if (j >= 0) { used.add(j); groups.push({ title: c.label.slice(4), name: c.name, a: i, b: j }); used.add(i); return; }
       }
       if (lc === 'bench name') { groups.push({ title: 'Bench Name', a: i, benchName: true }); used.add(i); return; }
-      groups.push({ title: c.name, a: i });
+      groups.push({ title: c.label, name: c.name, a: i });
       used.add(i);
     });
     groups.sort((x, y) => (x.b === undefined) - (y.b === undefined));  // both runs' columns first
     const paired = groups.some((g) => g.b !== undefined);
     let h = '<table class="io"><tr><th>' + (paired ? 'name' : 'name') + '</th>';
-    for (const g of groups) if (!g.benchName) h += '<th>' + esc(g.title) + '</th>';
+    for (const g of groups) if (!g.benchName) h += '<th title="' + esc(g.name) + '">' + esc(g.title) + '</th>';
     h += '</tr>';
     for (const r of rows) {
       const name = rowName(p, r);
