@@ -116,6 +116,17 @@ class Browser:
             self.call("Input.dispatchMouseEvent", {"type": kind, "x": box[0], "y": box[1],
                                                    "button": "left", "clickCount": 1})
 
+    def mouse(self, kind, x, y, buttons=0):
+        left = buttons or kind != "mouseMoved"  # press and release are of the left button
+        self.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y,
+                                               "button": "left" if left else "none", "buttons": buttons,
+                                               "clickCount": 1 if kind != "mouseMoved" else 0})
+
+    def box(self, selector):
+        return self.eval(f"""(() => {{ const el = document.querySelector({json.dumps(selector)});
+            el.scrollIntoView({{block: 'center'}}); const r = el.getBoundingClientRect();
+            return [r.left, r.top, r.width, r.height]; }})()""")
+
     def type_text(self, selector, text):
         self.click(selector)
         self.call("Input.insertText", {"text": text})

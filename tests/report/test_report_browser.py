@@ -123,6 +123,12 @@ def test_compare_report_shows_summary_plot_tree_and_suspect(pair_report, browser
     first = browser.eval("document.querySelector('#suspect-list li a').textContent")
     assert first == "Functional.gelu.2.forward"
     assert browser.eval("document.querySelectorAll('.dygraph-annotation').length") >= 1
+    # Hovering the plot names the entry under the mouse, with its numbers.
+    left, top, width, height = browser.box("#plot canvas")
+    assert _state(browser)["xRange"][1] > 100
+    browser.mouse("mouseMoved", left + width * 0.5, top + height * 0.4)
+    legend = browser.eval("document.getElementById('plot-legend').innerText")
+    assert any(part in legend for part in (".forward", ".backward")) and "output" in legend
     # The tree starts collapsed: one row per top-level node.
     roots, _ = _roots(part)
     assert st["visibleRows"] == len(roots)
@@ -272,4 +278,34 @@ def test_mindspore_dump_statistics_view(browser, tmp_path):
     browser.wait_for("window.msprobeReport.matches > 0")
     assert _state(browser)["matches"] == sum("cell.blocks.0.block.forward" in n.lower() for n in names)
     _shot(browser, tmp_path, "report_mindspore_dump.png")
+    assert browser.problems() == []
+
+
+def test_empty_table_and_hostile_names(browser, tmp_path):
+    """No rows at all (1.2.1's "Can`t match any op"), and names that are markup: the page still
+    opens without errors and shows the names as text."""
+    from msprobe import _core
+    hostile = 'Torch.x<img src=x onerror="window.pwned=1">.0.forward'
+    header = ["NPU Name", "Bench Name", "NPU max", "Bench max", "NPU l2norm", "Bench l2norm", "Result"]
+    parts = [dict(header=header, rows=[], mode="statistics", rank=0, step=0),
+             dict(header=header, rows=[[hostile + ".output.0", "N/A", 1.0, None, 1.0, None, ""]],
+                  mode="statistics", rank=1, step=0,
+                  construct={hostile: "</script><script>window.pwned=2</script>"},
+                  stacks={hostile: ["File a.py, line 1, in <module>"]})]
+    html = _core.report.render_compare_report(parts, RUNS, "<b>title</b>")
+    path = tmp_path / "hostile.html"
+    _core.report.write_report_file(str(path), html)
+    browser.open(path.as_uri())
+    assert _state(browser)["visibleRows"] == 0  # rank 0 has nothing
+    assert "Nothing to plot" in browser.eval("document.getElementById('plot').innerText")
+    browser.eval("document.getElementById('part-select').value = '1'")
+    browser.eval("document.getElementById('part-select').dispatchEvent(new Event('change'))")
+    assert _state(browser)["visibleRows"] == 1  # the construct parent, holding the entry
+    browser.click("#expand-all")
+    names = browser.eval("[...document.querySelectorAll('#tree .row .name')].map(e => e.textContent)")
+    assert hostile in names
+    browser.click("#tree .row:nth-child(2) .name")
+    assert "<module>" in browser.eval("document.getElementById('details').innerText")
+    assert browser.eval("window.pwned === undefined && document.querySelectorAll('img').length === 0")
+    assert browser.eval("document.title") == "<b>title</b>"
     assert browser.problems() == []

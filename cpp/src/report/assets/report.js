@@ -272,6 +272,7 @@
         }
         ctx.setLineDash([]);
       },
+      drawCallback: (g) => { state.xRange = g.xAxisRange(); },
       pointClickCallback: (ev, pt) => selectNode(pt.xval, true),
       clickCallback: (ev, x) => selectNode(Math.round(x), true),
     });
