@@ -11,6 +11,7 @@ void bind_summary(nb::module_& m);
 void bind_runut(nb::module_& m);
 void bind_check(nb::module_& m);
 void bind_kernel(nb::module_& m);
+void bind_report(nb::module_& m);
 void bind_compare(nb::module_& m);
 void bind_reader(nb::module_& m);
 void bind_name_mapping(nb::module_& m);
@@ -29,6 +30,7 @@ NB_MODULE(_core, m) {
   bind_runut(m);
   bind_check(m);
   bind_kernel(m);
+  bind_report(m);
   bind_compare(m);
   bind_reader(m);
   bind_name_mapping(m);  // after bind_compare: subclasses of its NameMapper

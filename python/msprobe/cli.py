@@ -15,6 +15,8 @@ def _build_parser():
     _add_api_precision_compare(sub)
     _add_run_ut(sub)
     _add_compare(sub)
+    from msprobe.core.report_cli import add_report_parser
+    add_report_parser(sub)
     return p
 
 
@@ -82,6 +84,9 @@ def main(argv=None):
     if args.command == "merge_result":
         from msprobe.core.compare.merge_result.merge_result_cli import merge_result_cli
         return merge_result_cli(args)
+    if args.command == "report":
+        from msprobe.core.report_cli import report_command
+        return report_command(args)
     if args.command in ("run_ut", "multi_run_ut"):
         from msprobe.pytorch.api_accuracy_checker.run_ut.cli_args import run_command
         return run_command(args.framework, args.command, args.run_ut_args)

@@ -271,6 +271,16 @@ bool nested_in(const Suspect& inner, const Suspect& outer) {
 
 }  // namespace
 
+std::vector<double> row_relative_errors(const CompareTable& table, const DivergenceContext& ctx) {
+  Columns col(table.header);
+  std::vector<double> errors(table.rows.size(), kNaN);
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    bool nf_npu = false, nf_bench = false;
+    errors[r] = row_error(table, col, ctx, r, &nf_npu, &nf_bench);
+  }
+  return errors;
+}
+
 std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceContext& ctx) {
   Columns col(table.header);
   std::vector<Suspect> out;

@@ -84,6 +84,8 @@ def _api_precision_compare_command(args):
         return 1
     log.info(f"Compare task result is saved in {config.result_csv_path}")
     log.info(f"Compare task details are saved in {config.details_csv_path}")
+    from msprobe.core.report_cli import write_check_report
+    write_check_report(config.details_csv_path)
     if report["error"]:
         log.error(report["error"])
         return 1

@@ -58,6 +58,10 @@ struct Suspect {
 // The suspects of one compared rank, ranked best first.
 std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceContext& ctx);
 
+// The relative error of each table row as find_suspects judges it (NaN: unmatched or not
+// comparable); the report plots it so that the plot shows what the suspects were chosen on.
+std::vector<double> row_relative_errors(const CompareTable& table, const DivergenceContext& ctx);
+
 // Ranks suspects gathered from several ranks (best first; the earliest across ranks first
 // within a tier).
 void rank_suspects(std::vector<Suspect>* suspects);

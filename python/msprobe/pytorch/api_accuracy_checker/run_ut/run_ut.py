@@ -235,6 +235,8 @@ def run_ut_command(args):
     total = sum(counts.values())
     log.info(f"UT task result csv is saved in {settings.result_csv}")
     log.info(f"UT task details csv is saved in {settings.details_csv}")
+    from msprobe.core.report_cli import write_check_report
+    write_check_report(settings.details_csv)
     log.info(f"{total} API(s) checked this run: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     log.info("Successfully completed run_ut/multi_run_ut.")
     return 0

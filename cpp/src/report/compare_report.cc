@@ -1,0 +1,142 @@
+#include "msprobe/report/compare_report.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "msprobe/base/error.h"
+#include "report_page.h"
+
+namespace msprobe {
+namespace report {
+namespace {
+
+using compare::Cell;
+using compare::CompareMode;
+using compare::CompareTable;
+using compare::Fill;
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+  return s;
+}
+
+// A row's verdict: unmatched when the bench side is missing; otherwise the worst of its 1.2.1
+// highlight (red error, yellow warning) and its result column (Result: Warning / Different,
+// Accuracy Reached or Not: No).
+std::vector<uint8_t> row_verdicts(const CompareTable& t) {
+  const int bench = t.column("Bench Name");
+  const int result = t.column("Result");
+  const int accuracy = t.column("Accuracy Reached or Not");
+  std::vector<uint8_t> out(t.rows.size(), kPass);
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const auto& row = t.rows[r];
+    if (bench >= 0 && bench < (int)row.size()) {
+      const Cell& b = row[bench];
+      if (b.is_empty() || (b.is_string() && (b.s == "N/A" || b.s.empty()))) {
+        out[r] = kUnmatched;
+        continue;
+      }
+    }
+    uint8_t v = kPass;
+    if (r < t.fills.size()) {
+      if (t.fills[r] == Fill::kRed) v = kError;
+      else if (t.fills[r] == Fill::kYellow) v = kWarning;
+    }
+    for (int c : {result, accuracy}) {
+      if (c < 0 || c >= (int)row.size() || !row[c].is_string()) continue;
+      std::string s = lower(row[c].s);
+      if (s == "different" || s == "no" || s == "error") v = std::max<uint8_t>(v, kError);
+      else if (s == "warning") v = std::max<uint8_t>(v, kWarning);
+    }
+    out[r] = v;
+  }
+  return out;
+}
+
+const char* mode_name(CompareMode m) {
+  switch (m) {
+    case CompareMode::kTensor: return "tensor";
+    case CompareMode::kMd5: return "md5";
+    default: return "statistics";
+  }
+}
+
+std::string part_label(int rank, int step) {
+  std::string s;
+  if (step >= 0) s += "step" + std::to_string(step);
+  if (rank >= 0) s += (s.empty() ? "" : "/") + std::string("rank") + std::to_string(rank);
+  return s;
+}
+
+}  // namespace
+
+std::string render_compare_report(const ReportInput& in) {
+  if (in.ranks.empty()) throw InvalidInput("compare report: no compared rank to show");
+  PageInput page;
+  page.kind = "compare";
+  page.title = in.title.empty() ? "msprobe compare report" : in.title;
+  page.generated_at = in.generated_at;
+  page.runs = in.runs;
+  std::vector<compare::Suspect> merged;
+  for (const RankInput& r : in.ranks) {
+    if (!r.table) throw InvalidInput("compare report: rank " + std::to_string(r.rank) + " has no table");
+    PartInput p;
+    p.label = part_label(r.rank, r.step);
+    p.rank = r.rank;
+    p.step = r.step;
+    p.table = r.table;
+    p.row_verdict = row_verdicts(*r.table);
+    compare::DivergenceContext ctx;
+    ctx.rank = r.rank;
+    ctx.step = r.step;
+    ctx.relative_l2_error = r.relative_l2_error;
+    p.row_value = compare::row_relative_errors(*r.table, ctx);
+    p.construct = r.construct;
+    p.stacks = r.stacks;
+    p.suspects = r.suspects;
+    if (r.suspects && !in.top_suspects) merged.insert(merged.end(), r.suspects->begin(), r.suspects->end());
+    page.parts.push_back(std::move(p));
+  }
+  page.mode = mode_name(in.ranks.front().table->mode);
+  page.value_label = page.mode == "md5" ? "outputs differ (1) or equal (0)"
+                     : page.mode == "tensor" ? "relative error ||npu - bench|| / ||bench||"
+                                             : "relative error of the statistics";
+  if (in.top_suspects) {
+    page.top_suspects = *in.top_suspects;
+  } else {
+    if (in.ranks.size() > 1) compare::rank_suspects(&merged);
+    page.top_suspects = std::move(merged);
+  }
+  return render_page(page);
+}
+
+void write_report_file(const std::string& path, const std::string& html) {
+  std::string tmp = path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw FileError(path + ": cannot write the report: " + std::strerror(errno));
+  bool ok = std::fwrite(html.data(), 1, html.size(), f) == html.size();
+  ok = std::fclose(f) == 0 && ok;
+  if (ok) ok = ::chmod(tmp.c_str(), 0640) == 0;
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    throw FileError(path + ": cannot write the report: " + std::strerror(err));
+  }
+}
+
+std::string compare_report_file_name() {
+  time_t now = time(nullptr);
+  struct tm tmv;
+  localtime_r(&now, &tmv);
+  char buf[32];
+  strftime(buf, sizeof buf, "%Y%m%d%H%M%S", &tmv);
+  return std::string("compare_report_") + buf + ".html";
+}
+
+}  // namespace report
+}  // namespace msprobe

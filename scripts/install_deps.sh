@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what building and testing msprobe needs on a fresh Debian/Ubuntu machine; quick when
+# everything is already there. Called by setup_and_demo.sh, run_tests.sh and .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+export DEBIAN_FRONTEND=noninteractive
+
+# Debian packages, each with the file that shows it is installed:
+#   libgtest-dev      GoogleTest (the C++ test suite)
+#   libxlsxwriter-dev compare's .xlsx files (with zlib and pkg-config to find it)
+#   clang + libclang-rt-14-dev  libFuzzer and the sanitizer runtimes (scripts/fuzz.sh, sanitize.sh)
+#   libjs-dygraphs    the charting library embedded in the HTML report at build time
+#   chromium          headless browser for the report's tests
+missing=()
+# $2: a command, or a path (may be a glob)
+need() { compgen -G "$2" > /dev/null || command -v "$2" > /dev/null 2>&1 || missing+=("$1"); }
+need g++ g++
+need libgtest-dev /usr/include/gtest/gtest.h
+need libxlsxwriter-dev /usr/include/xlsxwriter.h
+need zlib1g-dev /usr/include/zlib.h
+need pkg-config pkg-config
+need clang clang++
+need libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a
+need libjs-dygraphs /usr/share/javascript/dygraphs/dygraph.min.js
+need chromium chromium
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
+    apt-get update -qq
+    apt-get install -y -qq "${missing[@]}" > /dev/null
+  else
+    echo "msprobe: please install these Debian packages (as root): ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+# Python packages. torch 2.13.0 CPU is pinned: a plain "torch" would pull a multi-GB CUDA build.
+# MindSpore 2.10 (CPU, NumPy < 2) gets its own venv, created by scripts/mindspore_env.sh.
+$PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core nanobind cmake ninja \
+  transformers openpyxl "dask[distributed]"
