@@ -109,6 +109,7 @@ bool DumpSession::start(int64_t rank) {
 
 void DumpSession::stop() {
   switch_ = false;
+  place_entries();
   flush();
 }
 
@@ -150,7 +151,12 @@ void DumpSession::open_step_files() {
   }
   header += ",\n \"data\": {";
   // json.dump writes no trailing newline.
-  dump_file_ = writer_->open_object_file(rank_dir_ + "/dump.json", header, "\n}", 2);
+  dump_file_ = writer_->open_object_file(rank_dir_ + "/dump.json", header, "\n}", 2,
+                                         /*reorderable=*/true);
+  step_entries_ = 0;
+  places_.clear();
+  placed_.clear();
+  unplaced_ = false;
   stack_file_ = writer_->open_object_file(rank_dir_ + "/stack.json", "{", "", 1);
   construct_file_ = writer_->open_object_file(rank_dir_ + "/construct.json", "{", "", 1);
   files_open_ = true;
@@ -158,6 +164,7 @@ void DumpSession::open_step_files() {
 
 void DumpSession::close_step_files() {
   if (!files_open_) return;
+  place_entries();
   writer_->close_object_file(dump_file_);
   writer_->close_object_file(stack_file_);
   writer_->close_object_file(construct_file_);
@@ -222,6 +229,48 @@ void DumpSession::emit_entry(const std::string& name, const std::string& value_t
   member += value_text;
   writer_->append_member(dump_file_, std::move(member));
   ++entries_written_;
+  ++step_entries_;
+}
+
+int64_t DumpSession::mark_place(uint64_t entries_before) {
+  places_.push_back(entries_before);
+  return (int64_t)places_.size() - 1;
+}
+
+void DumpSession::emit_entry_at(int64_t place, const std::string& name,
+                                const std::string& value_text) {
+  if (!files_open_ || disabled_) return;
+  if (place >= 0 && (size_t)place < places_.size() && places_[(size_t)place] < step_entries_) {
+    placed_.emplace_back(step_entries_, place);
+    unplaced_ = true;
+  }
+  emit_entry(name, value_text);
+}
+
+// The final order: entries in the order they came, except those emitted at a place, which go
+// before the first ordinary entry numbered at or after their place (several at one place in the
+// order their places were marked). This is the order in which 1.2.1 inserts its placeholders.
+void DumpSession::place_entries() {
+  if (!files_open_ || !unplaced_) return;
+  unplaced_ = false;
+  std::vector<char> is_moved(step_entries_, 0);
+  std::vector<std::pair<std::pair<uint64_t, int64_t>, uint32_t>> order_of_moved;
+  for (const auto& [entry, place] : placed_) {
+    is_moved[entry] = 1;
+    order_of_moved.push_back({{places_[(size_t)place], place}, (uint32_t)entry});
+  }
+  std::sort(order_of_moved.begin(), order_of_moved.end());
+  std::vector<uint32_t> order;
+  order.reserve(step_entries_);
+  size_t next = 0;
+  for (uint64_t e = 0; e < step_entries_; ++e) {
+    if (is_moved[e]) continue;
+    while (next < order_of_moved.size() && order_of_moved[next].first.first <= e)
+      order.push_back(order_of_moved[next++].second);
+    order.push_back((uint32_t)e);
+  }
+  while (next < order_of_moved.size()) order.push_back(order_of_moved[next++].second);
+  writer_->reorder_object_file(dump_file_, std::move(order));
 }
 
 uint32_t DumpSession::intern_frame(const std::string& file, int64_t line,

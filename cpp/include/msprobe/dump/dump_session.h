@@ -67,6 +67,15 @@ class DumpSession {
 
   // Output of the current step directory (no-ops while not started or disabled).
   void emit_entry(const std::string& name, const std::string& value_text);  // value at depth 2
+  // 1.2.1 reserves the place of some entries before their contents exist (parameters_grad goes
+  // right after its module's first forward). mark_place(n) remembers "after the first n entries
+  // of this step's dump.json" and returns a place; an entry emitted with it is appended when it
+  // comes (so a kill keeps it) and moved there when the step's files are finalized (stop, step,
+  // close) by atomic replacement of dump.json.
+  int64_t mark_place(uint64_t entries_before);
+  void emit_entry_at(int64_t place, const std::string& name, const std::string& value_text);
+  // Entries of this step's dump.json so far.
+  uint64_t step_entries() const { return step_entries_; }
   // stack.json: frames are interned once ("File f, line n, in fn, \n src" rendered as JSON text)
   // and entries refer to them by id.
   uint32_t intern_frame(const std::string& file, int64_t line, const std::string& function);
@@ -84,6 +93,8 @@ class DumpSession {
  private:
   void open_step_files();
   void close_step_files();
+  // Puts entries emitted at a marked place where they belong (see mark_place).
+  void place_entries();
 
   DumpConfig config_;
   SessionOptions opt_;
@@ -109,6 +120,10 @@ class DumpSession {
   std::vector<std::string> module_stack_;
   bool any_module_seen_ = false;
   int64_t entries_written_ = 0;
+  uint64_t step_entries_ = 0;
+  std::vector<uint64_t> places_;                        // by place: entries before it
+  std::vector<std::pair<uint64_t, int64_t>> placed_;    // (entry number, place)
+  bool unplaced_ = false;                               // placed_ changed since place_entries()
 };
 
 }  // namespace msprobe
