@@ -502,20 +502,25 @@ def test_details_feed_api_precision_compare(real_dump, tmp_path):
 
 def test_cpp_pt_reader_matches_torch_load(tmp_path):
     from msprobe import _core
-    from msprobe.pytorch.api_accuracy_checker.run_ut.tensor_io import load_pt
+    from msprobe.pytorch.api_accuracy_checker.run_ut.tensor_io import load_dumped_tensor
     cases = {"view": torch.arange(24.).reshape(4, 6)[:, 1:4], "bf16": torch.randn(3, 5).bfloat16(),
              "half": torch.randn(7).half(), "zero_dim": torch.tensor(3), "empty": torch.empty(0, 3),
              "bool": torch.tensor([True, False]), "c64": torch.randn(4, dtype=torch.complex64),
              "nan": torch.tensor([1.0, float("nan"), float("inf")]), "grad": torch.ones(3, requires_grad=True),
              "param": torch.nn.Parameter(torch.ones(2)), "dict": {"a": torch.ones(1)}}
+    store = _core.reader.TensorStore(str(tmp_path))
     for name, value in cases.items():
         p = str(tmp_path / f"{name}.pt")
         torch.save(value, p)
-        info, why = _core.runut.read_pt(p)
-        assert (info is None) == (name in ("param", "dict")), (name, why)   # those fall back to torch.load
+        try:
+            store.load(f"{name}.pt")
+            read_in_cpp = True
+        except _core.reader.PtUnsupported:
+            read_in_cpp = False
+        assert read_in_cpp == (name not in ("param", "dict")), name   # those fall back to torch.load
         if name == "dict":
             continue
-        a, b = torch.load(p, weights_only=True), load_pt(p)
+        a, b = torch.load(p, weights_only=True), load_dumped_tensor(store, f"{name}.pt")
         assert a.dtype == b.dtype and a.shape == b.shape and a.requires_grad == b.requires_grad, name
         raw = lambda t: t.detach().contiguous().reshape(-1).view(torch.uint8)  # noqa: E731 (NaN-safe)
         assert torch.equal(raw(a), raw(b)), name

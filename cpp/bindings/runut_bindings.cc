@@ -19,8 +19,8 @@
 #include "msprobe/runut/api_result.h"
 #include "msprobe/runut/dump_apis.h"
 #include "msprobe/runut/input_rules.h"
-#include "msprobe/runut/pt_reader.h"
 #include "msprobe/runut/result_files.h"
+#include "json_to_python.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;
@@ -30,36 +30,6 @@ namespace {
 
 using msprobe::JsonValue;
 using msprobe::check::Status;
-
-// A JSON value as the object json.load would build.
-nb::object to_python(const JsonValue& v, int depth = 0) {
-  if (depth > 200) throw msprobe::InvalidInput("dump.json record nested too deeply");
-  switch (v.type()) {
-    case JsonValue::Type::kNull: return nb::none();
-    case JsonValue::Type::kBool: return nb::bool_(v.as_bool());
-    case JsonValue::Type::kInt: return nb::int_((long long)v.as_int());
-    case JsonValue::Type::kFloat: return nb::float_(v.as_double());
-    case JsonValue::Type::kString: return nb::str(v.as_string().data(), v.as_string().size());
-    case JsonValue::Type::kArray: {
-      const auto& a = v.as_array();
-      PyObject* list = PyList_New((Py_ssize_t)a.size());
-      if (!list) throw nb::python_error();
-      nb::object owner = nb::steal(list);
-      for (size_t i = 0; i < a.size(); ++i) {
-        PyList_SET_ITEM(list, (Py_ssize_t)i, to_python(a[i], depth + 1).release().ptr());
-      }
-      return owner;
-    }
-    case JsonValue::Type::kObject: {
-      nb::dict d;
-      for (const auto& kv : v.as_object()) {
-        d[nb::str(kv.first.data(), kv.first.size())] = to_python(kv.second, depth + 1);
-      }
-      return d;
-    }
-  }
-  return nb::none();
-}
 
 Status status_from(const std::string& s) {
   for (Status x : {Status::kPass, Status::kWarning, Status::kError, Status::kSkip, Status::kBlank}) {
@@ -123,12 +93,12 @@ void bind_runut(nb::module_& root) {
            })
       .def("forward", [](const PyDump& p, size_t i) {
              if (i >= p.d->size()) throw nb::index_error();
-             return to_python(*p.d->api(i).forward);
+             return msprobe::json_to_python(*p.d->api(i).forward);
            }, "i"_a, "The forward record (a new dict, as json.load builds it).")
       .def("backward", [](const PyDump& p, size_t i) -> nb::object {
              if (i >= p.d->size()) throw nb::index_error();
              const JsonValue* b = p.d->api(i).backward;
-             return b ? to_python(*b) : nb::none();
+             return b ? msprobe::json_to_python(*b) : nb::none();
            }, "i"_a, "The backward record, or None.")
       .def("has_backward", [](const PyDump& p, size_t i) {
              if (i >= p.d->size()) throw nb::index_error();
@@ -242,40 +212,6 @@ void bind_runut(nb::module_& root) {
           msprobe::runut::reorder_result_files(result_path, details_path, order);
         },
         "result_path"_a, "details_path"_a, "order"_a);
-
-  m.def(
-      "read_pt",
-      [](const std::string& path) -> nb::object {
-        msprobe::runut::PtTensor t;
-        std::string why;
-        {
-          nb::gil_scoped_release release;
-          try {
-            t = msprobe::runut::read_pt_file(path);
-          } catch (const msprobe::runut::PtUnsupported& e) {
-            why = e.what();
-          }
-        }
-        if (!why.empty()) return nb::make_tuple(nb::none(), why);
-        PyObject* buf = PyByteArray_FromStringAndSize(t.storage.data(), (Py_ssize_t)t.storage.size());
-        if (!buf) throw nb::python_error();
-        nb::object owner = nb::steal(buf);
-        nb::list shape, stride;
-        for (int64_t x : t.shape) shape.append(x);
-        for (int64_t x : t.stride) stride.append(x);
-        nb::dict d;
-        d["dtype"] = msprobe::torch_dtype_name(t.dtype);
-        d["shape"] = nb::tuple(shape);
-        d["stride"] = nb::tuple(stride);
-        d["storage_offset"] = t.storage_offset;
-        d["requires_grad"] = t.requires_grad;
-        d["storage"] = owner;
-        return nb::make_tuple(d, nb::none());
-      },
-      "path"_a,
-      "Reads a single-tensor torch.save file in C++: (dict(dtype, shape, stride, storage_offset, "
-      "requires_grad, storage=bytearray), None), or (None, reason) for files it does not handle "
-      "(the caller uses torch.load(weights_only=True) then).");
 
   m.def("round_to_hf32_",
         [](nb::handle tensor) {

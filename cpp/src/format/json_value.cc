@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -27,21 +28,21 @@ namespace msprobe {
 JsonValue JsonValue::make_bool(bool v) {
   JsonValue j;
   j.type_ = Type::kBool;
-  j.b_ = v;
+  j.n_.i = v ? 1 : 0;
   return j;
 }
 
 JsonValue JsonValue::make_int(int64_t v) {
   JsonValue j;
   j.type_ = Type::kInt;
-  j.i_ = v;
+  j.n_.i = v;
   return j;
 }
 
 JsonValue JsonValue::make_float(double v) {
   JsonValue j;
   j.type_ = Type::kFloat;
-  j.f_ = v;
+  j.n_.f = v;
   return j;
 }
 
@@ -55,20 +56,20 @@ JsonValue JsonValue::make_string(std::string v) {
 JsonValue JsonValue::make_array(Array v) {
   JsonValue j;
   j.type_ = Type::kArray;
-  j.a_ = std::make_shared<Array>(std::move(v));
+  j.c_ = std::make_shared<const Array>(std::move(v));
   return j;
 }
 
 JsonValue JsonValue::make_object(Object v) {
   JsonValue j;
   j.type_ = Type::kObject;
-  j.o_ = std::make_shared<Object>(std::move(v));
+  j.c_ = std::make_shared<const Object>(std::move(v));
   return j;
 }
 
 const JsonValue* JsonValue::find(std::string_view key) const {
-  if (type_ != Type::kObject || !o_) return nullptr;
-  for (const auto& kv : *o_) {
+  if (type_ != Type::kObject || !c_) return nullptr;
+  for (const auto& kv : as_object()) {
     if (kv.first == key) return &kv.second;
   }
   return nullptr;
@@ -102,10 +103,42 @@ constexpr StringTable kStringTable;
 
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+}  // namespace
+
+namespace json_detail {
+
 class Parser {
  public:
   Parser(std::string_view text, const std::string& origin)
       : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), origin_(origin) {}
+
+  // ---- cursor access (JsonCursor) ----------------------------------------------------
+  size_t pos() const { return (size_t)(p_ - begin_); }
+  void seek(size_t pos) { p_ = begin_ + (pos > (size_t)(end_ - begin_) ? (size_t)(end_ - begin_) : pos); }
+  int peek() {
+    skip_ws();
+    return p_ < end_ ? (unsigned char)*p_ : -1;
+  }
+  void expect(char c, const char* context) {
+    skip_ws();
+    if (p_ < end_ && *p_ == c) {
+      ++p_;
+      return;
+    }
+    fail(p_, std::string("expected '") + c + "' " + context + ", got " + describe(p_));
+  }
+  std::string parse_string_at() {
+    skip_ws();
+    if (p_ >= end_ || *p_ != '"') fail(p_, "expected a string in double quotes, got " + describe(p_));
+    std::string s;
+    parse_string(s);
+    return s;
+  }
+  JsonValue parse_value_at() {
+    skip_ws();
+    return parse_value();
+  }
+  [[noreturn]] void fail_here(const std::string& what) const { fail(p_, what); }
 
   JsonValue parse_document() {
     if (end_ - p_ >= 3 && (unsigned char)p_[0] == 0xEF && (unsigned char)p_[1] == 0xBB &&
@@ -122,8 +155,16 @@ class Parser {
 
  private:
   // ---- errors -------------------------------------------------------------------------
+  // A syntax error; one at the end of the text means the text was cut (truncated()).
   [[noreturn]] void fail(const char* at, const std::string& what) const {
     if (at > end_) at = end_;
+    fail_impl(at, what, at == end_);
+  }
+  // The text ended inside a token (a string, an escape, a literal): it was cut.
+  [[noreturn]] void fail_cut(const char* at, const std::string& what) const {
+    fail_impl(at > end_ ? end_ : at, what, true);
+  }
+  [[noreturn]] void fail_impl(const char* at, const std::string& what, bool truncated) const {
     size_t line = 1;
     const char* line_start = begin_;
     for (const char* q = begin_; q < at; ++q) {
@@ -137,8 +178,9 @@ class Parser {
     for (const char* q = line_start; q < at; ++q) {
       if (((unsigned char)*q & 0xC0) != 0x80) ++column;
     }
-    throw FileError(origin_ + ": line " + std::to_string(line) + " column " +
-                    std::to_string(column) + ": " + what);
+    throw JsonParseError(origin_ + ": line " + std::to_string(line) + " column " +
+                             std::to_string(column) + ": " + what,
+                         (size_t)(at - begin_), truncated);
   }
 
   std::string describe(const char* at) const {
@@ -168,9 +210,14 @@ class Parser {
   }
 
   bool match_literal(const char* lit, size_t n) {
-    if ((size_t)(end_ - p_) >= n && std::memcmp(p_, lit, n) == 0) {
+    const size_t avail = (size_t)(end_ - p_);
+    if (avail >= n && std::memcmp(p_, lit, n) == 0) {
       p_ += n;
       return true;
+    }
+    if (avail < n && std::memcmp(p_, lit, avail) == 0) {
+      fail_cut(end_, "expected a JSON value, got '" + std::string(p_, avail) + "' (" + lit +
+                         " cut by the end of input)");
     }
     return false;
   }
@@ -365,7 +412,7 @@ class Parser {
   }
 
   uint32_t parse_hex4(const char* at) {
-    if (end_ - at < 4) fail(at, "expected 4 hex digits after \\u, got end of input");
+    if (end_ - at < 4) fail_cut(at, "expected 4 hex digits after \\u, got end of input");
     uint32_t v = 0;
     for (int i = 0; i < 4; ++i) {
       char c = at[i];
@@ -403,7 +450,7 @@ class Parser {
     } else {
       fail(at, "invalid UTF-8 in a string (" + describe(at) + ")");
     }
-    if (avail < len) fail(at, "truncated UTF-8 sequence in a string");
+    if (avail < len) fail_cut(at, "truncated UTF-8 sequence in a string");
     for (size_t i = 1; i < len; ++i) {
       if ((s[i] & 0xC0) != 0x80) fail(at, "invalid UTF-8 in a string (bad continuation byte)");
       cp = (cp << 6) | (s[i] & 0x3F);
@@ -423,7 +470,7 @@ class Parser {
       const char* run = p_;
       while (p_ < end_ && !kStringTable.special[(unsigned char)*p_]) ++p_;
       if (p_ != run) out.append(run, (size_t)(p_ - run));
-      if (p_ >= end_) fail(open, "unterminated string (no closing '\"' before end of input)");
+      if (p_ >= end_) fail_cut(open, "unterminated string (no closing '\"' before end of input)");
       unsigned char c = (unsigned char)*p_;
       if (c == '"') {
         ++p_;
@@ -446,7 +493,7 @@ class Parser {
   void parse_escape(std::string& out) {
     const char* esc = p_;
     ++p_;  // backslash
-    if (p_ >= end_) fail(esc, "unterminated escape sequence at end of input");
+    if (p_ >= end_) fail_cut(esc, "unterminated escape sequence at end of input");
     char c = *p_++;
     switch (c) {
       case '"': out += '"'; return;
@@ -461,7 +508,11 @@ class Parser {
         uint32_t cp = parse_hex4(p_);
         p_ += 4;
         if (cp >= 0xD800 && cp <= 0xDBFF) {
-          if (end_ - p_ >= 2 && p_[0] == '\\' && p_[1] == 'u') {
+          const ptrdiff_t left = end_ - p_;
+          if (left < 6 && (left < 1 || p_[0] == '\\') && (left < 2 || p_[1] == 'u')) {
+            fail_cut(esc, "a surrogate pair is cut by the end of input");
+          }
+          if (left >= 2 && p_[0] == '\\' && p_[1] == 'u') {
             uint32_t lo = parse_hex4(p_ + 2);
             if (lo >= 0xDC00 && lo <= 0xDFFF) {
               p_ += 6;
@@ -559,10 +610,24 @@ class Parser {
   int depth_ = 0;
 };
 
-}  // namespace
+}  // namespace json_detail
+
+JsonParseError::JsonParseError(const std::string& message, size_t offset, bool truncated)
+    : FileError(message), offset_(offset), truncated_(truncated) {}
+
+JsonCursor::JsonCursor(std::string_view text, std::string origin)
+    : origin_(std::move(origin)), impl_(new json_detail::Parser(text, origin_)) {}
+JsonCursor::~JsonCursor() = default;
+size_t JsonCursor::pos() const { return impl_->pos(); }
+void JsonCursor::seek(size_t pos) { impl_->seek(pos); }
+int JsonCursor::peek() { return impl_->peek(); }
+void JsonCursor::expect(char c, const char* context) { impl_->expect(c, context); }
+std::string JsonCursor::parse_string() { return impl_->parse_string_at(); }
+JsonValue JsonCursor::parse_value() { return impl_->parse_value_at(); }
+void JsonCursor::fail(const std::string& what) const { impl_->fail_here(what); }
 
 JsonValue parse_json(std::string_view text, const std::string& origin) {
-  Parser parser(text, origin);
+  json_detail::Parser parser(text, origin);
   return parser.parse_document();
 }
 

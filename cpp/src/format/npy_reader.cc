@@ -74,7 +74,7 @@ class HeaderParser {
 
 }  // namespace
 
-NpyFile::NpyFile(const std::string& path) { parse(path); }
+NpyFile::NpyFile(const std::string& path, bool copy_on_write) { parse(path, copy_on_write); }
 
 NpyFile::~NpyFile() {
   if (map_) ::munmap(map_, map_size_);
@@ -86,7 +86,7 @@ int64_t NpyFile::numel() const {
   return n;
 }
 
-void NpyFile::parse(const std::string& path) {
+void NpyFile::parse(const std::string& path, bool copy_on_write) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) {
     error_ = std::string("cannot open: ") + std::strerror(errno);
@@ -100,7 +100,8 @@ void NpyFile::parse(const std::string& path) {
   }
   map_size_ = (size_t)st.st_size;
   if (map_size_ > 0) {
-    map_ = ::mmap(nullptr, map_size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    map_ = ::mmap(nullptr, map_size_, copy_on_write ? PROT_READ | PROT_WRITE : PROT_READ,
+                  MAP_PRIVATE, fd, 0);
     if (map_ == MAP_FAILED) {
       map_ = nullptr;
       ::close(fd);
@@ -221,8 +222,16 @@ void NpyFile::parse(const std::string& path) {
     }
   }
   data_offset_ = pre + header_len;
-  const size_t need = known ? (size_t)numel() * dtype_size(dtype_) : 0;
-  if (known && n < data_offset_ + need) {
+  // The element count is bounded by the file size before it is multiplied out: dimensions up to
+  // 2^50 each would otherwise overflow and pass the size check.
+  unsigned __int128 count = 1;
+  for (int64_t d : shape_) {
+    count *= (unsigned __int128)d;
+    if (count > (unsigned __int128)n) count = (unsigned __int128)n + 1;  // saturate
+  }
+  const unsigned __int128 need128 = known ? count * dtype_size(dtype_) : 0;
+  const size_t need = need128 > (unsigned __int128)n ? n + 1 : (size_t)need128;
+  if (known && (n - data_offset_ < need)) {
     status_ = Status::kTruncated;
     error_ = "truncated: " + std::to_string(n - data_offset_) + " of " + std::to_string(need) + " data bytes";
     return;
@@ -230,6 +239,9 @@ void NpyFile::parse(const std::string& path) {
   if (!known) {
     status_ = Status::kUnsupportedDtype;
     error_ = "unsupported dtype '" + descr_ + "'";
+    if (descr_.find('O') != std::string::npos) {
+      error_ += " (an object array: reading it would unpickle; refused as numpy.load(allow_pickle=False) does)";
+    }
     return;
   }
   status_ = Status::kOk;

@@ -1,9 +1,10 @@
-// dump.json -> the forward / backward records run_ut replays.
+// dump.json -> the forward / backward records run_ut replays (read through reader::DumpJsonReader).
 #include "msprobe/runut/dump_apis.h"
 
 #include <cmath>
 
 #include "msprobe/base/error.h"
+#include "msprobe/reader/dump_json_reader.h"
 
 namespace msprobe {
 namespace runut {
@@ -12,13 +13,6 @@ namespace {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string dir_name(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
 }
 
 // Numbers as Python sees them: bool is an int subclass.
@@ -92,47 +86,38 @@ bool json_equal(const JsonValue& a, const JsonValue& b) { return equal_impl(a, b
 
 DumpApis DumpApis::load(const std::string& path) {
   DumpApis out;
-  out.root_ = std::make_shared<JsonValue>(parse_json_file(path));
   out.path_ = path;
-  const JsonValue& r = *out.root_;
-  if (!r.is_object()) {
-    throw FileError(path + ": the top level must be a JSON object with a \"data\" object, found " +
-                    r.type_name());
-  }
-  const JsonValue* dd = r.find("dump_data_dir");
-  out.real_data_ = dd && json_truthy(*dd);
-  const JsonValue* data = r.find("data");
-  if (!data || data->is_null()) {
-    throw FileError(path + ": no \"data\" object: something wrong with the dump, no data found");
-  }
-  if (!data->is_object()) {
-    throw FileError(path + ": \"data\" must be an object of records, found " + data->type_name());
-  }
-  std::vector<std::pair<std::string_view, const JsonValue*>> backward;
-  for (const auto& kv : data->as_object()) {
-    const std::string& key = kv.first;
-    if (key.find("Module") != std::string::npos) continue;
+  reader::DumpJsonReader r(path);
+  out.real_data_ = r.header().has_real_data();
+  out.real_data_dir_ = r.header().tensor_dir();
+  std::vector<std::pair<std::string, const JsonValue*>> backward;
+  r.for_each_entry([&](std::string_view key, const JsonValue& record) {
+    if (key.find("Module") != std::string_view::npos) return;
     if (ends_with(key, ".forward")) {
-      std::string name = key.substr(0, key.size() - 8);
+      out.records_.push_back(record);
+      const JsonValue* kept = &out.records_.back();
+      std::string name(key.substr(0, key.size() - 8));
       auto it = out.index_.find(name);
       if (it != out.index_.end()) {  // a repeated key: the last one wins (json.load)
-        out.apis_[it->second].forward = &kv.second;
-        continue;
+        out.apis_[it->second].forward = kept;
+        return;
       }
       out.index_.emplace(name, out.apis_.size());
       DumpApi api;
       api.name = std::move(name);
-      api.forward = &kv.second;
+      api.forward = kept;
       out.apis_.push_back(std::move(api));
     } else if (ends_with(key, ".backward")) {
-      backward.emplace_back(std::string_view(key).substr(0, key.size() - 9), &kv.second);
+      out.records_.push_back(record);
+      backward.emplace_back(std::string(key.substr(0, key.size() - 9)), &out.records_.back());
     } else {
-      out.warnings_.push_back(path + ": data[\"" + key +
+      out.warnings_.push_back(path + ": data[\"" + std::string(key) +
                               "\"]: the name does not end in .forward or .backward; skipped");
     }
-  }
+  });
+  if (r.note().torn) out.warnings_.push_back(r.note().message);
   for (const auto& b : backward) {
-    auto it = out.index_.find(std::string(b.first));
+    auto it = out.index_.find(b.first);
     if (it == out.index_.end()) {
       ++out.orphan_backward_;
     } else {
@@ -142,7 +127,7 @@ DumpApis DumpApis::load(const std::string& path) {
   return out;
 }
 
-std::string DumpApis::real_data_dir() const { return dir_name(path_) + "/dump_tensor_data"; }
+
 
 int64_t DumpApis::index_of(std::string_view name) const {
   auto it = index_.find(std::string(name));

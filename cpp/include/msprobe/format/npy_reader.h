@@ -14,7 +14,8 @@ class NpyFile {
   enum class Status { kOk, kTruncated, kMalformed, kUnsupportedDtype };
 
   // Never throws for the file's contents: status() and error() say what is wrong.
-  explicit NpyFile(const std::string& path);
+  // copy_on_write maps private writable pages (see MappedFile::kCopyOnWrite).
+  explicit NpyFile(const std::string& path, bool copy_on_write = false);
   ~NpyFile();
   NpyFile(const NpyFile&) = delete;
   NpyFile& operator=(const NpyFile&) = delete;
@@ -28,7 +29,7 @@ class NpyFile {
   TensorView view() const;
 
  private:
-  void parse(const std::string& path);
+  void parse(const std::string& path, bool copy_on_write);
   Status status_ = Status::kMalformed;
   std::string error_, descr_;
   std::vector<int64_t> shape_;

@@ -7,6 +7,7 @@
 // skipped with a warning naming it instead of aborting the run.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,26 +27,27 @@ struct DumpApi {
 
 class DumpApis {
  public:
-  // Reads and parses `path`. Throws FileError with one line naming the file and the position
-  // (line and column for syntax errors; the key for structural errors).
+  // Reads `path` with reader::DumpJsonReader. Throws FileError with one line naming the file and
+  // the position (line and column for syntax errors; the key for structural errors). A torn file
+  // (cut by a kill) keeps its complete entries; the repair note is one of warnings().
   static DumpApis load(const std::string& path);
 
   const std::string& path() const { return path_; }
   // dump_data_dir is truthy (Python truth): tensors are under <dir of dump.json>/dump_tensor_data.
   bool has_real_data() const { return real_data_; }
-  std::string real_data_dir() const;
+  const std::string& real_data_dir() const { return real_data_dir_; }
   size_t size() const { return apis_.size(); }
   const DumpApi& api(size_t i) const { return apis_[i]; }
   // Index of a forward API by name, or -1.
   int64_t index_of(std::string_view name) const;
   // Backward records without a forward record (they are never run).
   size_t orphan_backward() const { return orphan_backward_; }
-  // One line per skipped key (unknown name structure).
+  // One line per skipped key (unknown name structure), and the repair note of a torn file.
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
-  std::shared_ptr<JsonValue> root_;
-  std::string path_;
+  std::deque<JsonValue> records_;  // the kept records (stable addresses)
+  std::string path_, real_data_dir_;
   bool real_data_ = false;
   std::vector<DumpApi> apis_;
   std::unordered_map<std::string, size_t> index_;

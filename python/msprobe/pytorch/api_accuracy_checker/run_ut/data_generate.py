@@ -1,16 +1,16 @@
 """Rebuilding an API's arguments from its dump.json record (accuracy-checker spec §1.6).
 
-Tensors come from the dumped file (`data_name` under the real-data folder: .pt read with
-torch.load(weights_only=True), .npy with numpy.load(allow_pickle=False)) or, in statistics-only
-dumps, are generated from the recorded dtype, shape, Max and Min so that the recorded extremes
-are present (first element = Min, last = Max, inf/NaN kept). The caller seeds torch per API, so
-reruns give identical inputs.
+Tensors come from the dumped file (`data_name` in the real-data folder, read by the C++ reader:
+tensor_io.load_dumped_tensor) or, in statistics-only dumps, are generated from the recorded dtype,
+shape, Max and Min so that the recorded extremes are present (first element = Min, last = Max,
+inf/NaN kept). The caller seeds torch per API, so reruns give identical inputs.
 """
 import math
-import os
 
 import numpy
 import torch
+
+from msprobe.pytorch.api_accuracy_checker.run_ut.tensor_io import load_dumped_tensor
 
 TENSOR_TYPES = ("torch.Tensor", "torch.nn.parameter.Parameter")
 FLOAT_DTYPES = ("torch.float32", "torch.float", "torch.float64", "torch.double", "torch.float16",
@@ -61,35 +61,20 @@ class ArgBuilder:
     def __init__(self, api_name, real_data_dir=None):
         self.api_name = api_name
         self.real_data_dir = real_data_dir
+        self._store = None  # the dump's tensor files (C++ TensorStore), opened on first use
         self.convert = CONVERT_API.get(api_name)
 
     # ---- tensors -----------------------------------------------------------------------------
-    def _file_path(self, data_name):
+    def _load_tensor(self, data_name):
         if not self.real_data_dir:
             raise InputError(f"tensor file {data_name!r} is named, but the dump has no dump_tensor_data "
                              "folder (dump_data_dir is empty)")
-        root = os.path.realpath(self.real_data_dir)
-        path = os.path.realpath(os.path.join(root, data_name))
-        if os.path.commonpath([root, path]) != root:
-            raise InputError(f"tensor file {data_name!r} is outside {root}")
-        return path
-
-    def _load_tensor(self, data_name):
-        path = self._file_path(data_name)
-        if not os.path.isfile(path):
-            raise InputError(f"tensor file not found: {path}")
-        if path.endswith(".pt"):
-            from msprobe.pytorch.api_accuracy_checker.run_ut.tensor_io import load_pt
-            data = load_pt(path)
-        elif path.endswith(".npy"):
-            try:
-                data = torch.from_numpy(numpy.load(path, allow_pickle=False))
-            except Exception as e:
-                raise InputError(f"cannot load {path}: {e}") from None
-        else:
-            raise InputError(f"The file: {path} is not a pt or numpy file.")
+        if self._store is None:
+            from msprobe import _core
+            self._store = _core.reader.TensorStore(self.real_data_dir)
+        data = load_dumped_tensor(self._store, data_name)
         if not isinstance(data, torch.Tensor):
-            raise InputError(f"{path} does not hold a tensor")
+            raise InputError(f"{data_name} does not hold a tensor")
         if self.convert and str(data.dtype) == self.convert[0]:
             data = data.to(resolve_dtype(self.convert[1]))
         return data

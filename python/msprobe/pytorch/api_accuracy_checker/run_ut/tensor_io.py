@@ -8,32 +8,29 @@ class TensorFileError(ValueError):
     """A tensor file cannot be read (the API is SKIPped with this message)."""
 
 
-def _tensor_from_core(info):
-    dtype = getattr(torch, info["dtype"].split(".", 1)[1])
-    storage = info["storage"]
-    if len(storage) == 0:
-        t = torch.empty_strided(info["shape"], info["stride"], dtype=dtype)
-    else:
-        flat = torch.frombuffer(storage, dtype=dtype)  # shares the bytearray, no copy
-        t = flat.as_strided(info["shape"], info["stride"], info["storage_offset"])
-    if info["requires_grad"] and (t.is_floating_point() or t.is_complex()):
+def load_dumped_tensor(store, data_name):
+    """The tensor `data_name` of a dump folder (a _core.reader.TensorStore), on the CPU.
+
+    The C++ reader confines the name to the folder and maps the file (.pt or .npy) without
+    copying; its pages are private to this process, so in-place APIs may write to them. A .pt file
+    it does not read itself (not a single tensor, legacy format) goes to
+    torch.load(weights_only=True), which never unpickles arbitrary objects."""
+    from msprobe import _core
+    try:
+        array, requires_grad = store.load(data_name)
+    except _core.reader.PtUnsupported:
+        path = store.resolve(data_name)
+        try:
+            return torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as e:  # corrupt zip, pickle refused by weights_only, ...
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise TensorFileError(f"cannot load {path}: {first}") from None
+    except _core.MsprobeFileError as e:
+        raise TensorFileError(str(e)) from None
+    t = torch.from_dlpack(array)
+    if requires_grad and (t.is_floating_point() or t.is_complex()):
         t.requires_grad_(True)
     return t
-
-
-def load_pt(path):
-    """A tensor from a .pt file, on the CPU, without unpickling arbitrary objects: the C++ reader
-    for single-tensor torch.save files, torch.load(weights_only=True) for anything else."""
-    from msprobe import _core
-    info, _why = _core.runut.read_pt(path)
-    if info is not None:
-        return _tensor_from_core(info)
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # corrupt zip, pickle refused by weights_only, ...
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise TensorFileError(f"cannot load {path}: {first}") from None
-    return data
 
 
 def save_pt(tensor, path):

@@ -1,90 +1,123 @@
 // .pt single-tensor reader: zip directory -> data.pkl (a tiny pickle VM) -> data/<key>.
-#include "msprobe/runut/pt_reader.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+//
+// Every offset and length comes from the file, so every bounds check is written as
+// `off <= size && len <= size - off` (never `off + len <= size`, which wraps for offsets near
+// 2^64 and once let a crafted zip64 local-header offset read before the buffer).
+#include "msprobe/format/pt_reader.h"
 
 #include <cstdio>
-#include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
 
 namespace msprobe {
-namespace runut {
 
 namespace {
 
 [[noreturn]] void unsupported(const std::string& why) { throw PtUnsupported(why); }
 
-uint16_t u16(const std::string& s, size_t at) {
-  if (at + 2 > s.size()) unsupported("truncated zip");
-  return (uint16_t)((unsigned char)s[at] | (unsigned char)s[at + 1] << 8);
+// [off, off + len) lies inside a buffer of `size` bytes, without overflow.
+inline bool in_bounds(uint64_t off, uint64_t len, uint64_t size) {
+  return off <= size && len <= size - off;
 }
-uint32_t u32(const std::string& s, size_t at) {
-  if (at + 4 > s.size()) unsupported("truncated zip");
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = v << 8 | (unsigned char)s[at + i];
-  return v;
-}
-uint64_t u64(const std::string& s, size_t at) {
-  return (uint64_t)u32(s, at) | (uint64_t)u32(s, at + 4) << 32;
-}
+
+// Little-endian reads from a bounded buffer.
+class Bytes {
+ public:
+  Bytes(const unsigned char* data, size_t size) : d_(data), n_(size) {}
+  size_t size() const { return n_; }
+  const unsigned char* at(uint64_t off) const { return d_ + off; }
+  bool has(uint64_t off, uint64_t len) const { return in_bounds(off, len, n_); }
+  uint64_t le(uint64_t off, int width, const char* what) const {
+    if (!has(off, (uint64_t)width)) unsupported(what);
+    uint64_t v = 0;
+    for (int i = width; i-- > 0;) v = v << 8 | d_[off + (uint64_t)i];
+    return v;
+  }
+  uint16_t u16(uint64_t off, const char* what = "truncated zip") const { return (uint16_t)le(off, 2, what); }
+  uint32_t u32(uint64_t off, const char* what = "truncated zip") const { return (uint32_t)le(off, 4, what); }
+  uint64_t u64(uint64_t off, const char* what = "truncated zip") const { return le(off, 8, what); }
+  std::string_view view(uint64_t off, uint64_t len) const {
+    if (!has(off, len)) unsupported("truncated zip");
+    return std::string_view((const char*)d_ + off, (size_t)len);
+  }
+
+ private:
+  const unsigned char* d_;
+  size_t n_;
+};
 
 struct Entry {
   uint64_t offset = 0;  // of the data
   uint64_t size = 0;
 };
 
+constexpr uint32_t kEocdSig = 0x06054b50, kEocd64LocatorSig = 0x07064b50, kEocd64Sig = 0x06064b50;
+constexpr uint32_t kCentralSig = 0x02014b50, kLocalSig = 0x04034b50;
+
 // Stored (uncompressed) entries of the archive by name.
-std::map<std::string, Entry> zip_entries(const std::string& z) {
-  if (z.size() < 22) unsupported("not a zip archive");
-  size_t eocd = std::string::npos;
-  const size_t lo = z.size() > 22 + 65535 ? z.size() - 22 - 65535 : 0;
-  for (size_t p = z.size() - 22 + 1; p-- > lo;) {
-    if (u32(z, p) == 0x06054b50) {
+std::map<std::string, Entry, std::less<>> zip_entries(const Bytes& z) {
+  const uint64_t n = z.size();
+  if (n < 22) unsupported("not a zip archive");
+  uint64_t eocd = UINT64_MAX;
+  const uint64_t lo = n > 22 + 65535 ? n - 22 - 65535 : 0;
+  for (uint64_t p = n - 22 + 1; p-- > lo;) {
+    if (z.u32(p) == kEocdSig) {
       eocd = p;
       break;
     }
   }
-  if (eocd == std::string::npos) unsupported("not a zip archive (no end of central directory)");
-  uint64_t count = u16(z, eocd + 10);
-  uint64_t cd_off = u32(z, eocd + 16);
-  if ((cd_off == 0xffffffffu || count == 0xffff) && eocd >= 20 && u32(z, eocd - 20) == 0x07064b50) {
-    const uint64_t e64 = u64(z, eocd - 20 + 8);
-    if (e64 + 56 > z.size() || u32(z, (size_t)e64) != 0x06064b50) unsupported("bad zip64 directory");
-    count = u64(z, (size_t)e64 + 32);
-    cd_off = u64(z, (size_t)e64 + 48);
+  if (eocd == UINT64_MAX) unsupported("not a zip archive (no end of central directory)");
+  uint64_t count = z.u16(eocd + 10);
+  uint64_t cd_off = z.u32(eocd + 16);
+  if ((cd_off == 0xffffffffu || count == 0xffff) && eocd >= 20 &&
+      z.u32(eocd - 20) == kEocd64LocatorSig) {
+    const uint64_t e64 = z.u64(eocd - 20 + 8);
+    if (!z.has(e64, 56) || z.u32(e64) != kEocd64Sig) unsupported("bad zip64 directory");
+    count = z.u64(e64 + 32);
+    cd_off = z.u64(e64 + 48);
   }
-  std::map<std::string, Entry> out;
-  size_t p = (size_t)cd_off;
+  std::map<std::string, Entry, std::less<>> out;
+  uint64_t p = cd_off;
   for (uint64_t i = 0; i < count; ++i) {
-    if (p + 46 > z.size() || u32(z, p) != 0x02014b50) unsupported("bad zip central directory");
-    const uint16_t method = u16(z, p + 10);
-    uint64_t csize = u32(z, p + 20), usize = u32(z, p + 24);
-    const uint16_t nlen = u16(z, p + 28), xlen = u16(z, p + 30), clen = u16(z, p + 32);
-    uint64_t local = u32(z, p + 42);
-    if (p + 46 + nlen + xlen > z.size()) unsupported("bad zip central directory");
-    std::string name = z.substr(p + 46, nlen);
-    // zip64 extra field: the 0xffffffff values follow in order usize, csize, offset.
-    for (size_t x = p + 46 + nlen; x + 4 <= p + 46 + nlen + xlen;) {
-      const uint16_t id = u16(z, x), len = u16(z, x + 2);
+    if (!z.has(p, 46) || z.u32(p) != kCentralSig) unsupported("bad zip central directory");
+    const uint16_t method = z.u16(p + 10);
+    uint64_t csize = z.u32(p + 20), usize = z.u32(p + 24);
+    const uint16_t nlen = z.u16(p + 28), xlen = z.u16(p + 30), clen = z.u16(p + 32);
+    uint64_t local = z.u32(p + 42);
+    const uint64_t record = 46 + (uint64_t)nlen + xlen + clen;
+    if (!z.has(p, record)) unsupported("bad zip central directory");
+    std::string name(z.view(p + 46, nlen));
+    // zip64 extra field: the 0xffffffff values follow in order usize, csize, offset, each only
+    // when present in the field's own length.
+    const uint64_t xend = p + 46 + nlen + xlen;
+    for (uint64_t x = p + 46 + nlen; x + 4 <= xend;) {
+      const uint16_t id = z.u16(x), len = z.u16(x + 2);
+      if (len > xend - x - 4) unsupported("bad zip extra field in " + name);
       if (id == 0x0001) {
-        size_t q = x + 4;
-        if (usize == 0xffffffffu) { usize = u64(z, q); q += 8; }
-        if (csize == 0xffffffffu) { csize = u64(z, q); q += 8; }
-        if (local == 0xffffffffu) { local = u64(z, q); q += 8; }
+        uint64_t q = x + 4;
+        const uint64_t qend = q + len;
+        auto next = [&]() {
+          if (qend - q < 8) unsupported("bad zip64 extra field in " + name);
+          const uint64_t v = z.u64(q);
+          q += 8;
+          return v;
+        };
+        if (usize == 0xffffffffu) usize = next();
+        if (csize == 0xffffffffu) csize = next();
+        if (local == 0xffffffffu) local = next();
       }
-      x += 4 + len;
+      x += 4 + (uint64_t)len;
     }
     if (method != 0 || csize != usize) unsupported("compressed zip entry " + name);
-    if (local + 30 > z.size() || u32(z, (size_t)local) != 0x04034b50) unsupported("bad zip local header");
-    const uint64_t data = local + 30 + u16(z, (size_t)local + 26) + u16(z, (size_t)local + 28);
-    if (data + usize > z.size()) unsupported("truncated zip entry " + name);
+    if (!z.has(local, 30) || z.u32(local) != kLocalSig) unsupported("bad zip local header of " + name);
+    const uint64_t header = 30 + (uint64_t)z.u16(local + 26) + z.u16(local + 28);
+    if (!z.has(local, header)) unsupported("bad zip local header of " + name);
+    const uint64_t data = local + header;
+    if (!z.has(data, usize)) unsupported("truncated zip entry " + name);
     out[name] = Entry{data, usize};
-    p += 46 + nlen + xlen + clen;
+    p += record;
   }
   return out;
 }
@@ -95,6 +128,7 @@ using ValuePtr = std::shared_ptr<Value>;
 struct Value {
   enum Kind { kNone, kBool, kInt, kStr, kTuple, kGlobal, kPersId, kDict, kTensor, kMark } kind = kNone;
   int64_t i = 0;
+  int depth = 0;
   std::string s, s2;  // str / global module, name
   std::vector<ValuePtr> items;
   PtTensor tensor;
@@ -129,13 +163,13 @@ std::vector<int64_t> int_tuple(const ValuePtr& v, const char* what) {
   return out;
 }
 
-ValuePtr run_pickle(const std::string& p) {
+ValuePtr run_pickle(std::string_view p) {
   std::vector<ValuePtr> stack;
   std::vector<size_t> marks;
   std::map<uint32_t, ValuePtr> memo;
   size_t i = 0;
   auto need = [&](size_t n) {
-    if (i + n > p.size()) unsupported("truncated pickle");
+    if (!in_bounds(i, n, p.size())) unsupported("truncated pickle");
   };
   auto pop = [&]() {
     if (stack.empty()) unsupported("pickle stack underflow");
@@ -151,19 +185,23 @@ ValuePtr run_pickle(const std::string& p) {
     if (marks.empty()) unsupported("pickle without mark");
     const size_t m = marks.back();
     marks.pop_back();
+    if (m > stack.size()) unsupported("pickle mark below the stack");
     std::vector<ValuePtr> items(stack.begin() + (long)m, stack.end());
     stack.resize(m);
     return items;
   };
   auto line = [&]() {
     const size_t e = p.find('\n', i);
-    if (e == std::string::npos) unsupported("truncated pickle");
-    std::string s = p.substr(i, e - i);
+    if (e == std::string_view::npos) unsupported("truncated pickle");
+    std::string s(p.substr(i, e - i));
     i = e + 1;
     return s;
   };
   auto tuple = [&](std::vector<ValuePtr> items) {
     ValuePtr t = make(Value::kTuple);
+    // Bounded nesting: a tensor needs 3 levels; deep chains would only recurse on destruction.
+    for (const auto& x : items) t->depth = std::max(t->depth, x->depth + 1);
+    if (t->depth > 16) unsupported("pickle nested too deeply");
     t->items = std::move(items);
     return t;
   };
@@ -201,7 +239,7 @@ ValuePtr run_pickle(const std::string& p) {
         const size_t n = (size_t)le(4);
         need(n);
         ValuePtr s = make(Value::kStr);
-        s->s = p.substr(i, n);
+        s->s = std::string(p.substr(i, n));
         i += n;
         stack.push_back(s);
         break;
@@ -210,7 +248,7 @@ ValuePtr run_pickle(const std::string& p) {
         const size_t n = (size_t)le(1);
         need(n);
         ValuePtr s = make(Value::kStr);
-        s->s = p.substr(i, n);
+        s->s = std::string(p.substr(i, n));
         i += n;
         stack.push_back(s);
         break;
@@ -262,6 +300,7 @@ ValuePtr run_pickle(const std::string& p) {
         }
         ValuePtr v = make(Value::kPersId);
         v->items = id->items;
+        v->depth = id->depth;
         stack.push_back(v);
         break;
       }
@@ -310,8 +349,9 @@ ValuePtr run_pickle(const std::string& p) {
 
 }  // namespace
 
-PtTensor read_pt_bytes(const std::string& z) {
-  const std::map<std::string, Entry> entries = zip_entries(z);
+PtTensor parse_pt(const unsigned char* bytes, size_t size) {
+  const Bytes z(bytes, size);
+  const auto entries = zip_entries(z);
   std::string prefix;
   for (const auto& kv : entries) {
     const std::string& n = kv.first;
@@ -322,11 +362,11 @@ PtTensor read_pt_bytes(const std::string& z) {
   }
   if (prefix.empty()) unsupported("no data.pkl in the archive");
   auto bo = entries.find(prefix + "byteorder");
-  if (bo != entries.end() && z.compare(bo->second.offset, bo->second.size, "little") != 0) {
+  if (bo != entries.end() && z.view(bo->second.offset, bo->second.size) != "little") {
     unsupported("big-endian data");
   }
   const Entry& pkl = entries.at(prefix + "data.pkl");
-  ValuePtr v = run_pickle(z.substr(pkl.offset, pkl.size));
+  ValuePtr v = run_pickle(z.view(pkl.offset, pkl.size));
   if (v->kind != Value::kTensor) unsupported("the file does not hold a single tensor");
   PtTensor t = std::move(v->tensor);
   auto data = entries.find(prefix + "data/" + v->s);
@@ -334,6 +374,7 @@ PtTensor read_pt_bytes(const std::string& z) {
   const size_t item = dtype_size(t.dtype);
   if (t.shape.size() != t.stride.size()) unsupported("size and stride differ in length");
   // Bounds: the largest element reached must lie in the storage.
+  if (t.storage_offset < 0 || t.storage_offset > INT64_MAX / 16) unsupported("bad storage offset");
   int64_t last = t.storage_offset;
   bool empty = false;
   for (size_t d = 0; d < t.shape.size(); ++d) {
@@ -346,34 +387,14 @@ PtTensor read_pt_bytes(const std::string& z) {
       last = (int64_t)reach;
     }
   }
-  if (t.storage_offset < 0 || t.storage_offset > INT64_MAX / 16 || data->second.size % item != 0 ||
-      (!empty && (uint64_t)(last + 1) * item > data->second.size)) {
+  const uint64_t storage_bytes = data->second.size;
+  if (storage_bytes % item != 0 ||
+      (!empty && (uint64_t)(last + 1) > storage_bytes / item)) {
     unsupported("the storage is smaller than the tensor");
   }
-  t.storage.assign(z, (size_t)data->second.offset, (size_t)data->second.size);
+  t.storage = z.at(data->second.offset);
+  t.storage_bytes = (size_t)storage_bytes;
   return t;
 }
 
-PtTensor read_pt_file(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) unsupported("cannot open " + path);
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    unsupported("not a regular file: " + path);
-  }
-  std::string z((size_t)st.st_size, '\0');
-  size_t got = 0;
-  while (got < z.size()) {
-    ssize_t n = ::read(fd, &z[got], z.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += (size_t)n;
-  }
-  ::close(fd);
-  if (got != z.size()) unsupported("short read of " + path);
-  return read_pt_bytes(z);
-}
-
-}  // namespace runut
 }  // namespace msprobe

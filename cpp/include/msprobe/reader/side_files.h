@@ -1,0 +1,24 @@
+// stack.json and construct.json of a dump, both tolerant of a cut (torn) end.
+#pragma once
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "msprobe/reader/repair_note.h"
+
+namespace msprobe {
+namespace reader {
+
+// stack.json: 1.2.1's {"<entry name>": [stack lines...]} and the interned form
+// {"<idx>": [[names...], [stack lines...]]} both map to entry name -> lines.
+// note may be nullptr. Throws FileError when the file is missing or malformed before any cut.
+std::unordered_map<std::string, std::vector<std::string>> read_stack_json(const std::string& path,
+                                                                          RepairNote* note);
+
+// construct.json: child -> parent name ("" for null), in file order.
+std::vector<std::pair<std::string, std::string>> read_construct_json(const std::string& path,
+                                                                     RepairNote* note);
+
+}  // namespace reader
+}  // namespace msprobe

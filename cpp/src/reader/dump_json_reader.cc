@@ -1,0 +1,179 @@
+// dump.json read in place from a mapping: the header keys first, then "data" one entry at a time.
+#include "msprobe/reader/dump_json_reader.h"
+
+#include <utility>
+
+#include "msprobe/base/error.h"
+#include "msprobe/base/mapped_file.h"
+#include "object_members.h"
+
+namespace msprobe {
+namespace reader {
+
+namespace {
+
+std::string dir_name(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+const char* describe_start(int c) {
+  switch (c) {
+    case '[': return "a list";
+    case '"': return "a string";
+    case 't': case 'f': return "a boolean";
+    case 'n': return "null";
+    default: return (c == '-' || (c >= '0' && c <= '9')) ? "a number" : "no JSON value";
+  }
+}
+
+// Python truth of a JSON value (null, false, 0, "", [] and {} are false).
+bool truthy(const JsonValue& v) {
+  switch (v.type()) {
+    case JsonValue::Type::kNull: return false;
+    case JsonValue::Type::kBool: return v.as_bool();
+    case JsonValue::Type::kInt: return v.as_int() != 0;
+    case JsonValue::Type::kFloat: return v.as_double() != 0.0;
+    case JsonValue::Type::kString: return !v.as_string().empty();
+    case JsonValue::Type::kArray: return !v.as_array().empty();
+    case JsonValue::Type::kObject: return !v.as_object().empty();
+  }
+  return false;
+}
+
+constexpr size_t kNoData = (size_t)-1;
+
+}  // namespace
+
+struct DumpJsonReader::Mapping {
+  explicit Mapping(const std::string& path) : file(path) {}
+  MappedFile file;
+  std::string_view text;  // without a zero-filled tail
+};
+
+bool DumpHeader::has_real_data() const { return truthy(dump_data_dir); }
+
+DumpJsonReader::DumpJsonReader(const std::string& path) : path_(path) {
+  map_ = std::make_shared<Mapping>(path);
+  map_->text = detail::without_zero_tail(map_->file.text());
+  const std::string_view text = map_->text;
+  header_.folder = dir_name(path);
+  data_begin_ = kNoData;
+
+  JsonCursor cur(text, path);
+  const int first = cur.peek();
+  if (first < 0) throw FileError(path + ": is empty: no JSON object with a \"data\" object");
+  if (first != '{') {
+    throw FileError(path + ": the top level must be a JSON object with a \"data\" object, found " +
+                    describe_start(first));
+  }
+  // Header keys come before "data" in every dump we know; should one follow it, the entries are
+  // stepped over (one at a time) to reach it.
+  int header_keys_seen = 0;
+  bool torn = false;
+  auto read_header_value = [&](const std::string& key) {
+    std::string* field = key == "task" ? &header_.task
+                          : key == "level" ? &header_.level
+                          : key == "framework" ? &header_.framework : nullptr;
+    JsonValue v = cur.parse_value();
+    if (field) {
+      ++header_keys_seen;
+      *field = v.is_string() ? v.as_string() : std::string();
+    } else if (key == "dump_data_dir") {
+      ++header_keys_seen;
+      header_.dump_data_dir = std::move(v);
+    }
+  };
+  detail::MemberWalk top;
+  try {
+    cur.expect('{', "");
+    for (bool first_member = true;; first_member = false) {
+      int c = cur.peek();
+      if (c == '}' && first_member) break;
+      if (!first_member) {
+        if (c == '}') break;
+        if (c != ',') cur.fail("expected ',' or '}' in the top-level object");
+        cur.expect(',', "");
+      }
+      std::string key = cur.parse_string();
+      cur.expect(':', "after an object key");
+      if (key != "data") {
+        read_header_value(key);
+        continue;
+      }
+      c = cur.peek();
+      if (c == 'n' || c < 0) {
+        if (c < 0) {
+          torn = true;
+          break;
+        }
+        JsonValue v = cur.parse_value();  // null (anything else starting with 'n' fails here)
+        throw FileError(path + ": no \"data\" object: something wrong with the dump, no data found");
+      }
+      if (c != '{') {
+        throw FileError(path + ": \"data\" must be an object of records, found " + describe_start(c));
+      }
+      data_begin_ = cur.pos();
+      if (header_keys_seen >= 4) break;
+      // A header key may follow: step over the entries.
+      detail::MemberWalk skip = detail::walk_members(cur, text, [](std::string&&, JsonValue&&) {});
+      if (!skip.complete) {
+        torn = true;
+        break;
+      }
+    }
+  } catch (const JsonParseError& e) {
+    if (!e.truncated()) throw;
+    torn = true;
+  }
+  if (data_begin_ == kNoData) {
+    if (!torn) {
+      throw FileError(path + ": no \"data\" object: something wrong with the dump, no data found");
+    }
+    // Cut before "data" began: a dump with no entries.
+    note_.torn = true;
+    note_.message = path + ": cut at byte " + std::to_string(text.size()) +
+                    " before the \"data\" object; no entries";
+  }
+}
+
+DumpJsonReader::~DumpJsonReader() = default;
+
+void DumpJsonReader::for_each_entry(
+    const std::function<void(std::string_view name, const JsonValue& record)>& fn) {
+  if (data_begin_ == kNoData) return;  // torn before "data": the note says so
+  const std::string_view text = map_->text;
+  JsonCursor cur(text, path_);
+  cur.seek(data_begin_);
+  detail::MemberWalk walk =
+      detail::walk_members(cur, text, [&](std::string&& name, JsonValue&& value) { fn(name, value); });
+  note_ = RepairNote();
+  note_.records_kept = walk.kept;
+  note_.valid_bytes = walk.valid_end;
+  if (walk.complete) {
+    // The entries are all there; the file may still lack its final brace.
+    try {
+      for (;;) {
+        const int c = cur.peek();
+        if (c == '}') break;
+        if (c != ',') cur.fail("expected ',' or '}' after the \"data\" object");
+        cur.expect(',', "");
+        cur.parse_string();
+        cur.expect(':', "after an object key");
+        cur.parse_value();
+      }
+      return;
+    } catch (const JsonParseError& e) {
+      if (!e.truncated()) throw;
+      walk.torn = true;
+    }
+  }
+  if (walk.torn) {
+    detail::describe_cut(path_, map_->file.size(), text.size(), walk, "entries", &note_);
+  }
+}
+
+}  // namespace reader
+}  // namespace msprobe
