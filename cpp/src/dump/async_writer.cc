@@ -224,6 +224,15 @@ std::string AsyncWriter::closing(const ObjectFile& f) const {
   return c;
 }
 
+// Spaces to put before a closing text of `size` bytes that would start at `at`, so that it does
+// not straddle a page boundary. The next write starts on the closing text; were its first bytes in
+// one page and the rest in the next, a kill at that boundary would leave the start of a separator
+// followed by the rest of the old closing text (",}"): malformed, not just cut.
+int64_t AsyncWriter::closing_pad(int64_t at, size_t size) {
+  const int64_t in_page = at % kPage;
+  return in_page + (int64_t)size > kPage ? kPage - in_page : 0;
+}
+
 // Writes the batch's members behind the last one, each write followed by the closing text, in
 // writes that end at most one page boundary further (see the header): a kill between two writes
 // leaves a complete document.
@@ -240,14 +249,20 @@ bool AsyncWriter::write_members(ObjectFile& f, Pending& p) {
     auto end_of = [&](size_t j) { return j + 1 < n ? p.starts[j + 1] : p.text.size(); };
     size_t j = i + 1;  // one member at least, even when it is larger than the window
     while (j < n && pos + (int64_t)(end_of(j) - p.starts[i] + close.size()) <= limit) ++j;
+    // Where the closing text would straddle a page boundary, end the write a member earlier, or
+    // else put a few spaces before it (see closing_pad).
+    while (j > i + 1 && closing_pad(pos + (int64_t)(end_of(j - 1) - p.starts[i]), close.size()))
+      --j;
     const size_t len = end_of(j - 1) - p.starts[i];
-    extend_runway(f, pos + (int64_t)(len + close.size()));
-    if (!write_two_at(f.fd, p.text.data() + p.starts[i], len, close, pos, f.path)) {
+    const size_t pad = closing_pad(pos + (int64_t)len, close.size());
+    const std::string after = pad ? std::string(pad, ' ') + close : close;
+    extend_runway(f, pos + (int64_t)(len + after.size()));
+    if (!write_two_at(f.fd, p.text.data() + p.starts[i], len, after, pos, f.path)) {
       f.empty = was_empty && i == 0;
       restore_closing(f);
       return false;
     }
-    f.file_size = std::max(f.file_size, pos + (int64_t)(len + close.size()));
+    f.file_size = std::max(f.file_size, pos + (int64_t)(len + after.size()));
     if (f.reorderable) {
       for (size_t k = i; k < j; ++k) {
         // The member's text starts after its separator: "," (except the first), "\n", indent.
@@ -260,7 +275,7 @@ bool AsyncWriter::write_members(ObjectFile& f, Pending& p) {
     } else {
       f.members += (uint32_t)(j - i);
     }
-    f.members_end += (int64_t)len;
+    f.members_end += (int64_t)(len + pad);
     i = j;
   }
   p.text.clear();
@@ -326,6 +341,7 @@ bool AsyncWriter::reorder(ObjectFile& f, const std::vector<uint32_t>& order) {
       spans[order[k]] = Span{(int64_t)out.size(), s.length};
       out.append(std::string_view(old + s.offset, s.length));
     }
+    out.append(std::string((size_t)closing_pad((int64_t)out.size(), closing(f).size()), ' '));
     const int64_t members_end = (int64_t)out.size();
     out.append(closing(f));
     const int fd = out.commit(/*durable=*/true, /*keep_open=*/true);

@@ -6,11 +6,17 @@
 // Crash safety of the object files. A file is created whole (written aside, then renamed), and
 // each later write appends members and rewrites the closing text behind them, so the file is a
 // complete JSON document after every write. A kill can still stop a write at a page boundary (the
-// kernel checks for fatal signals between pages), so no write crosses more than one 4 KiB boundary
-// unless a single member is larger than that: the first page of such a write is already cached
-// and dirty, so the kill almost never lands in it. Whatever prefix survives (a kill, or a power
-// cut) still holds every complete member in order: readers recover them (reader/ and
-// `msprobe repair`).
+// kernel checks for fatal signals between pages), so:
+//  - no write crosses more than one 4 KiB boundary unless a single member is larger than that;
+//    the first page of such a write is already cached and dirty, so a kill rarely lands in it;
+//  - spaces are kept on disk behind the closing text (the runway, cut off at close), so appending
+//    never grows the file: growing it updates the inode between two pages of the write;
+//  - the closing text never straddles a page boundary (a few spaces go before it instead), so a
+//    cut never leaves a piece of it behind the new bytes.
+// Measured with cpp/tests/writer_kill_test.cc (a process appending as fast as it can, killed at
+// random): about 4% of kills cut a file, against about 30% with one write per batch. Whatever
+// survives a kill is the complete members, in order, then the start of the next one and spaces:
+// readers recover every complete member (reader/ and `msprobe repair`).
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -94,6 +100,7 @@ class AsyncWriter {
   bool write_members(ObjectFile& f, Pending& p);
   bool reorder(ObjectFile& f, const std::vector<uint32_t>& order);
   void extend_runway(ObjectFile& f, int64_t end);
+  static int64_t closing_pad(int64_t at, size_t size);
   void trim_runway(ObjectFile& f);
   void restore_closing(ObjectFile& f);
   void fail(const std::string& what, int err);
