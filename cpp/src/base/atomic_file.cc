@@ -30,7 +30,7 @@ std::string AtomicFile::temp_path_for(const std::string& path) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  return dir + "." + name + ".msprobe-tmp";
+  return dir + "." + name + "." + std::to_string(::getpid()) + ".msprobe-tmp";
 }
 
 AtomicFile::AtomicFile(std::string path, mode_t mode)

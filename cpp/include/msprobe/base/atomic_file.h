@@ -25,8 +25,8 @@ class AtomicFile {
   int commit(bool durable, bool keep_open = false);
   uint64_t size() const { return written_ + buffer_.size(); }
 
-  // The temporary name used for `path` (".<name>.msprobe-tmp" in the same folder): a leftover of
-  // a process killed mid-replacement, safe to delete.
+  // The temporary name used for `path` (".<name>.<pid>.msprobe-tmp" in the same folder, so that
+  // processes never share one): a leftover of a process killed mid-replacement, safe to delete.
   static std::string temp_path_for(const std::string& path);
 
  private:
