@@ -12,6 +12,7 @@ void bind_runut(nb::module_& m);
 void bind_check(nb::module_& m);
 void bind_kernel(nb::module_& m);
 void bind_reader(nb::module_& m);
+void bind_repair(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -27,4 +28,5 @@ NB_MODULE(_core, m) {
   bind_check(m);
   bind_kernel(m);
   bind_reader(m);
+  bind_repair(m);
 }

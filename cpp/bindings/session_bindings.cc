@@ -510,5 +510,6 @@ void bind_session(nb::module_& m) {
       .def_prop_ro("disabled_reason", [](PySession& s) { return s.core().disabled_reason(); })
       .def_prop_ro("current_step", [](PySession& s) { return s.core().current_step(); })
       .def_prop_ro("entries_written", [](PySession& s) { return s.core().entries_written(); })
-      .def_prop_ro("rank_dir", [](PySession& s) { return s.core().rank_dir(); });
+      .def_prop_ro("rank_dir", [](PySession& s) { return s.core().rank_dir(); })
+      .def("take_repair_messages", [](PySession& s) { return s.core().take_repair_messages(); });
 }

@@ -94,18 +94,20 @@ TEST(AsyncWriter, ReorderPutsMembersInTheGivenOrderAndAppendingGoesOn) {
   fs::remove_all(d);
 }
 
-TEST(AsyncWriter, ReorderIgnoresWhatIsNotAPermutation) {
+TEST(AsyncWriter, ReorderDropsUnlistedMembersAndIgnoresInvalidOrders) {
   fs::path d = temp_dir("badorder");
   AsyncWriter w(1 << 20);
   int id = w.open_object_file((d / "x.json").string(), "{", "", 1, true);
   w.append_member(id, "\"a\": 1");
   w.append_member(id, "\"b\": 2");
-  w.reorder_object_file(id, {1, 1});
-  w.reorder_object_file(id, {1});
+  w.reorder_object_file(id, {1, 1});  // a member twice: ignored
+  w.reorder_object_file(id, {2});     // unknown: ignored
+  w.reorder_object_file(id, {1});     // "a" dropped
+  w.reorder_object_file(id, {0, 1});  // "a" is gone: ignored
   w.close_object_file(id);
   w.flush();
   EXPECT_FALSE(w.failed());
-  EXPECT_EQ(read_file((d / "x.json").string()), "{\n \"a\": 1,\n \"b\": 2\n}");
+  EXPECT_EQ(read_file((d / "x.json").string()), "{\n \"b\": 2\n}");
   fs::remove_all(d);
 }
 

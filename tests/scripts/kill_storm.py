@@ -4,8 +4,8 @@
 
 torch and msprobe are imported once; each victim is a fork that trains a small model and dumps
 every step (mix statistics, L1 tensor, L0 md5 in turn) into OUT_DIR/kill{k}/dump until it is
-killed after a random delay. The parent leaves the cut files for the test to check and prints one
-line per victim: "k config steps_started".
+killed after a random delay (0 to 0.3 s after its first iteration). The parent leaves the cut
+files for the test to check and prints one line per victim: "k level task steps_started".
 """
 import json
 import os
@@ -29,8 +29,10 @@ CONFIGS = [
 ]
 
 
-# Long steps: dump.json grows to megabytes and is written in large batches.
-ITERATIONS_PER_STEP = 300
+def iterations(step):
+    """Steps of 3 to 40 iterations: kills land in long steps (large batches) and at step ends
+    (parameters_grad moved by atomic replacement, new files)."""
+    return 3 + (step * 17) % 38
 
 
 class Net(nn.Module):
@@ -50,12 +52,13 @@ def victim(config, ready_fd):
     with open("config.json", "w") as f:
         json.dump(dict(config, dump_path="./dump"), f)
     debugger = PrecisionDebugger(config_path="config.json")
+
     model = Net()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     told = False
-    for _ in range(100000):
+    for step in range(100000):
         debugger.start(model)
-        for _ in range(ITERATIONS_PER_STEP):
+        for _ in range(iterations(step)):
             loss = model(torch.randn(8, 16)).pow(2).mean()
             loss.backward()
             if not told:  # the first iteration is dumped: the victim is warm
@@ -71,6 +74,10 @@ def victim(config, ready_fd):
 def main():
     out, kills = sys.argv[1], int(sys.argv[2])
     rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 0)
+    # torch's lazy set-up (the optimizer imports torch._dynamo: seconds), once, before the forks.
+    warm = Net()
+    warm(torch.randn(8, 16)).sum().backward()
+    torch.optim.SGD(warm.parameters(), lr=0.01).step()
     for k in range(kills):
         where = os.path.join(out, f"kill{k}")
         os.makedirs(where)
@@ -87,7 +94,7 @@ def main():
         os.close(w)
         os.read(r, 1)
         os.close(r)
-        time.sleep(rng.uniform(0.0, 1.5))
+        time.sleep(rng.uniform(0.0, 0.3))
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         steps = len([n for n in os.listdir(os.path.join(where, "dump")) if n.startswith("step")])

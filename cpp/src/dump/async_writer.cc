@@ -307,13 +307,14 @@ void AsyncWriter::trim_runway(ObjectFile& f) {
   if (f.file_size > end && ::ftruncate(f.fd, (off_t)end) == 0) f.file_size = end;
 }
 
-// Rewrites the file with its members in `order` (member numbers) by atomic replacement; the new
-// file takes over the descriptor, so appending goes on behind them.
+// Rewrites the file with the members `order` (member numbers) by atomic replacement; the new file
+// takes over the descriptor, so appending goes on behind them.
 bool AsyncWriter::reorder(ObjectFile& f, const std::vector<uint32_t>& order) {
-  if (!f.reorderable || order.size() != f.members || order == f.in_file) return true;
-  std::vector<char> seen(order.size(), 0);
+  if (!f.reorderable || order == f.in_file) return true;
+  std::vector<char> seen(f.members, 0);
   for (uint32_t id : order) {
-    if (id >= order.size() || seen[id]) return true;  // not a permutation: keep the file as it is
+    // Not a valid order (a member twice, unknown or dropped before): keep the file as it is.
+    if (id >= f.members || seen[id] || f.spans[id].offset < 0) return true;
     seen[id] = 1;
   }
   const int in = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -334,7 +335,7 @@ bool AsyncWriter::reorder(ObjectFile& f, const std::vector<uint32_t>& order) {
     out.append(std::string_view(old, (size_t)f.header_end));
     std::string sep = "\n";
     sep.append((size_t)f.member_depth, ' ');
-    std::vector<Span> spans(f.spans.size());
+    std::vector<Span> spans(f.spans.size(), Span{-1, 0});  // dropped members keep offset -1
     for (size_t k = 0; k < order.size(); ++k) {
       out.append(k ? "," + sep : sep);
       const Span& s = f.spans[order[k]];

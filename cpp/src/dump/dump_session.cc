@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "msprobe/base/error.h"
+#include "msprobe/dump/dump_repair.h"
 #include "msprobe/format/json_text.h"
 
 namespace msprobe {
@@ -131,6 +132,15 @@ void DumpSession::close() {
 
 void DumpSession::open_step_files() {
   const std::string rank_name = rank_ < 0 ? "rank" : "rank" + std::to_string(rank_);
+  if (!repaired_) {
+    // A killed run may have left cut files of this rank in dump_path: make them whole for other
+    // tools before writing (other ranks repair their own).
+    repaired_ = true;
+    RepairOptions quick;
+    quick.quick = true;
+    quick.rank_folder = rank_name;
+    for (auto& r : repair_dump_tree(config_.dump_path, quick)) repair_messages_.push_back(r.message);
+  }
   const std::string rel = "/step" + std::to_string(current_step_) + "/" + rank_name;
   rank_dir_ = config_.dump_path + rel;
   make_dirs(rank_dir_);
@@ -240,9 +250,9 @@ int64_t DumpSession::mark_place(uint64_t entries_before) {
 void DumpSession::emit_entry_at(int64_t place, const std::string& name,
                                 const std::string& value_text) {
   if (!files_open_ || disabled_) return;
-  if (place >= 0 && (size_t)place < places_.size() && places_[(size_t)place] < step_entries_) {
+  if (place >= 0 && (size_t)place < places_.size()) {
     placed_.emplace_back(step_entries_, place);
-    unplaced_ = true;
+    unplaced_ = true;  // the writer skips the rewrite when the file is in that order already
   }
   emit_entry(name, value_text);
 }
@@ -250,26 +260,30 @@ void DumpSession::emit_entry_at(int64_t place, const std::string& name,
 // The final order: entries in the order they came, except those emitted at a place, which go
 // before the first ordinary entry numbered at or after their place (several at one place in the
 // order their places were marked). This is the order in which 1.2.1 inserts its placeholders.
+// An entry emitted again at the same place (parameters_grad after each backward of the step)
+// replaces the earlier one, as 1.2.1 updates its placeholder.
 void DumpSession::place_entries() {
   if (!files_open_ || !unplaced_) return;
   unplaced_ = false;
-  std::vector<char> is_moved(step_entries_, 0);
-  std::vector<std::pair<std::pair<uint64_t, int64_t>, uint32_t>> order_of_moved;
+  std::vector<char> is_placed(step_entries_, 0);
+  std::vector<int64_t> latest(places_.size(), -1);  // by place: the last entry emitted there
   for (const auto& [entry, place] : placed_) {
-    is_moved[entry] = 1;
-    order_of_moved.push_back({{places_[(size_t)place], place}, (uint32_t)entry});
+    is_placed[entry] = 1;
+    latest[(size_t)place] = std::max(latest[(size_t)place], (int64_t)entry);
   }
-  std::sort(order_of_moved.begin(), order_of_moved.end());
+  std::vector<std::pair<std::pair<uint64_t, int64_t>, uint32_t>> moved;  // ((before, place), entry)
+  for (size_t place = 0; place < latest.size(); ++place)
+    if (latest[place] >= 0) moved.push_back({{places_[place], (int64_t)place}, (uint32_t)latest[place]});
+  std::sort(moved.begin(), moved.end());
   std::vector<uint32_t> order;
   order.reserve(step_entries_);
   size_t next = 0;
   for (uint64_t e = 0; e < step_entries_; ++e) {
-    if (is_moved[e]) continue;
-    while (next < order_of_moved.size() && order_of_moved[next].first.first <= e)
-      order.push_back(order_of_moved[next++].second);
+    if (is_placed[e]) continue;
+    while (next < moved.size() && moved[next].first.first <= e) order.push_back(moved[next++].second);
     order.push_back((uint32_t)e);
   }
-  while (next < order_of_moved.size()) order.push_back(order_of_moved[next++].second);
+  while (next < moved.size()) order.push_back(moved[next++].second);
   writer_->reorder_object_file(dump_file_, std::move(order));
 }
 

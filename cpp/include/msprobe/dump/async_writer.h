@@ -43,9 +43,9 @@ class AsyncWriter {
                        int member_depth, bool reorderable = false);
   // Appends `"key": value` (value text already rendered at member_depth) to the object.
   void append_member(int file_id, std::string member_text);
-  // Puts the members written so far in the order `order` (member numbers, counted from 0 in the
-  // order they were appended; a permutation of all of them) by atomic replacement of the file.
-  // Appending goes on behind them. A no-op when the file is already in that order.
+  // Rewrites the file with the members `order` (member numbers, counted from 0 in the order they
+  // were appended, each at most once; members not listed are dropped) by atomic replacement.
+  // Appending goes on behind them. A no-op when the file already holds exactly that.
   void reorder_object_file(int file_id, std::vector<uint32_t> order);
   // Writes a whole file (mode 0640).
   void write_file(std::string path, std::string contents);
