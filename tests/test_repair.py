@@ -8,68 +8,15 @@ import os
 import random
 
 from conftest import TESTS_DIR, run_python
+from kill_check import DUMP_FILES, verify_killed_dumps
 from torn_json import check_repaired, complete_records, is_torn, kind_of, raw_names
-
-DUMP_FILES = ("dump.json", "stack.json", "construct.json")
-
-
-def dump_files(root):
-    for dp, dn, fn in os.walk(root):
-        dn[:] = [d for d in dn if d != "dump_tensor_data"]
-        for f in fn:
-            if f in DUMP_FILES:
-                yield os.path.join(dp, f)
-
-
-def expectations(root):
-    """What each file of a cut dump must hold after repair, read from the files as they are."""
-    out = {}
-    for path in dump_files(root):
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        out[path] = (complete_records(text, kind_of(path)), is_torn(path))
-    return out
-
-
-def check_tree_repaired(root, expected):
-    for path, ((header, records), _) in expected.items():
-        check_repaired(path, header, records, kind_of(path))
-    left = [f for dp, _, fn in os.walk(root) for f in fn if f.endswith(".msprobe-tmp")]
-    assert not left, left
-
-
-def verify_storm(out, kills, tensor_suffix):
-    from msprobe import _core
-    files = torn = records = 0
-    for k in range(kills):
-        root = out / f"kill{k}" / "dump"
-        if not root.exists():
-            continue
-        expected = expectations(root)
-        files += len(expected)
-        torn += sum(t for _, t in expected.values())
-        records += sum(len(r) for (_, r), _ in expected.values())
-        for _, action, message in _core.repair_dump(str(root)):
-            assert action != "failed", message
-        check_tree_repaired(root, expected)
-        # Entries reach dump.json after their tensor files: every file named there is complete.
-        for path in expected:
-            if path.endswith("dump.json"):
-                with open(path) as f:
-                    doc = json.load(f)
-                if doc["dump_data_dir"]:
-                    names = [n for n in json.dumps(doc["data"]).split('"') if n.endswith(tensor_suffix)]
-                    tdir = os.path.join(os.path.dirname(path), "dump_tensor_data")
-                    for n in names[-3:]:
-                        assert os.path.getsize(os.path.join(tdir, n)) > 0, n
-    return files, torn, records
 
 
 def test_kill_9_at_random_moments_then_repair(tmp_path):
     kills = 100
     run_python(os.path.join(TESTS_DIR, "scripts", "kill_storm.py"), str(tmp_path), str(kills),
                cwd=tmp_path, timeout=900)
-    files, torn, records = verify_storm(tmp_path, kills, ".pt")
+    files, torn, records = verify_killed_dumps(tmp_path, kills, ".pt")
     print(f"\n[kill storm, PyTorch] {kills} kills, {files} files, {torn} torn before repair, "
           f"{records} records kept")
     assert files >= 3 * kills and records > 1000
@@ -128,7 +75,8 @@ def write_cut_dump(rank_dir):
                 ' "dump_data_dir": null,\n "data": {\n  "Torch.relu.0.forward": {\n'
                 '   "input_args": []\n  },\n  "Torch.relu.1.forward": {\n   "inpu')
     with open(os.path.join(rank_dir, "stack.json"), "w") as f:
-        f.write('{\n "Torch.relu.0.forward": [\n  "File a.py, line 1, in <module>, \\n x"\n ],\n "To')
+        f.write('{\n "Torch.relu.0.forward": [\n  "File a.py, line 1, in <module>, \\n x"\n'
+                ' ],\n "To')
     with open(os.path.join(rank_dir, "construct.json"), "w") as f:
         f.write("{}")
 
