@@ -7,6 +7,7 @@
 // fp16 after every operation, as numpy's float16 loops do), so masks, counts and threshold
 // decisions are those of the original; reductions are summed in double.
 #include "msprobe/check/metrics.h"
+#include "msprobe/base/cpu_features.h"
 
 #include <algorithm>
 #include <cmath>
@@ -107,7 +108,7 @@ Prec prec_of(DType t) {
 inline bool simd_available() {
   static const bool ok = [] {
     const char* env = std::getenv("MSPROBE_CHECK_SIMD");
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") &&
+    return __builtin_cpu_supports("avx2") && cpu_has_f16c() &&
            !(env && env[0] == '0');
   }();
   return ok;
@@ -514,7 +515,7 @@ template <> struct VecOf<Prec::kHalf> { using V = vf8; using M = vi8; };  // fp1
 
 template <Prec P> using Vec = typename VecOf<P>::V;
 
-#define MSPROBE_VINLINE inline __attribute__((always_inline))
+#define MSPROBE_VINLINE inline __attribute__((always_inline)) MSPROBE_TARGET_SIMD
 template <typename V, typename Sc>
 MSPROBE_VINLINE V vload(const Sc* p) {
   V v;

@@ -137,6 +137,23 @@ std::string header_only(std::string_view text, const std::string& path, size_t* 
   return std::string(text.substr(0, keep_end));
 }
 
+// A complete dump.json: what follows its last entry must be the end of "data", maybe more header
+// keys, the end of the document and blank space; anything else is not a cut but a malformed file
+// (throws JsonParseError), which json.load would refuse.
+void check_after_entries(std::string_view text, size_t entries_end, const std::string& path) {
+  JsonCursor cur(text.substr(0, content_end(text)), path);
+  cur.seek(entries_end);
+  cur.expect('}', "to close \"data\"");
+  while (cur.peek() == ',') {
+    cur.expect(',', "");
+    cur.parse_string();
+    cur.expect(':', "after an object key");
+    cur.parse_value();
+  }
+  cur.expect('}', "to close the top-level object");
+  if (cur.peek() >= 0) cur.fail("expected the end of the file after the JSON object");
+}
+
 RepairResult repair_dump_json(const std::string& path, bool durable) {
   RepairResult r;
   r.path = path;
@@ -154,7 +171,10 @@ RepairResult repair_dump_json(const std::string& path, bool durable) {
   const reader::RepairNote& note = reader.note();
   MappedFile file(path);
   const std::string_view text = file.text();
-  if (!note.torn) return trimmed_or_intact(path, text);
+  if (!note.torn) {
+    check_after_entries(text, note.valid_bytes, path);
+    return trimmed_or_intact(path, text);
+  }
   r.action = RepairResult::Action::kRewritten;
   if (note.valid_bytes == 0) {  // cut before "data" began
     size_t keys = 0;
