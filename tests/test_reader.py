@@ -146,8 +146,8 @@ def test_tensor_store_confines_names(tmp_path):
     torch.save(torch.ones(2), tmp_path / "secret.pt")
     os.symlink(tmp_path / "secret.pt", inside / "escape.pt")
     store = reader.TensorStore(str(inside))
-    for name, message in [("../secret.pt", "expected a plain file name"), (str(tmp_path / "secret.pt"),
-                          "expected a plain file name"), ("escape.pt", "outside"),
+    for name, message in [("../secret.pt", "refused: only a plain file name"), (str(tmp_path / "secret.pt"),
+                          "refused: only a plain file name"), ("escape.pt", "outside"),
                           ("missing.pt", "tensor file not found")]:
         with pytest.raises(_core.MsprobeFileError, match=message) as e:
             store.load(name)

@@ -222,6 +222,30 @@ TEST(ReaderDumpJson, EveryCutOfAn121DumpKeepsTheCompleteEntries) {
   }
 }
 
+// A corrupt byte anywhere gives entries or a FileError, never a crash or a read out of bounds
+// (the sanitizer build runs this too).
+TEST(ReaderDumpJson, CorruptBytesGiveEntriesOrAnError) {
+  const std::string dir = temp_dir();
+  const std::string text = read_file(write_ours(dir));
+  const std::string path = dir + "/corrupt.json";
+  size_t errors = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    for (char c : {'"', '}', '\\', '\0', (char)0xff, '[', ','}) {
+      std::string bad = text;
+      bad[i] = c;
+      write_file(path, bad);
+      try {
+        DumpJsonReader r(path);
+        read_entries(r);
+      } catch (const FileError& e) {
+        ++errors;
+        EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      }
+    }
+  }
+  EXPECT_GT(errors, text.size());
+}
+
 TEST(ReaderDumpJson, HeaderAndRealData) {
   const std::string dir = temp_dir();
   const std::string path = std::string(MSPROBE_SOURCE_DIR) +

@@ -43,6 +43,7 @@ MappedFile::MappedFile(const std::string& path, unsigned flags)
       throw FileError(path + ": cannot map the file: " + std::strerror(e));
     }
     data_ = static_cast<const unsigned char*>(map_);
+    if (flags & kSequential) (void)::madvise(map_, size_, MADV_SEQUENTIAL);
   }
   ::close(fd);
 }

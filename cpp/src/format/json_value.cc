@@ -530,8 +530,9 @@ class Parser {
         return;
       }
       default:
-        fail(esc, "invalid escape sequence '\\" + std::string(1, c) +
-                      "' (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+        // describe() keeps the message on one line whatever the byte is.
+        fail(esc, "invalid escape sequence: '\\' followed by " + describe(esc + 1) +
+                      " (allowed: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
     }
   }
 

@@ -48,7 +48,7 @@ constexpr size_t kNoData = (size_t)-1;
 }  // namespace
 
 struct DumpJsonReader::Mapping {
-  explicit Mapping(const std::string& path) : file(path) {}
+  explicit Mapping(const std::string& path) : file(path, MappedFile::kSequential) {}
   MappedFile file;
   std::string_view text;  // without a zero-filled tail
 };

@@ -13,6 +13,22 @@ std::string_view without_zero_tail(std::string_view text) {
   return text.substr(0, n);
 }
 
+std::string printable(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name) {
+    if ((unsigned char)c < 0x20 || c == 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[(unsigned char)c >> 4];
+      out += hex[(unsigned char)c & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 MemberWalk walk_members(JsonCursor& cur, std::string_view text,
                         const std::function<void(std::string&& name, JsonValue&& value)>& fn) {
   MemberWalk w;
@@ -95,7 +111,8 @@ void describe_cut(const std::string& path, size_t file_size, size_t text_size,
   }
   m += "; kept " + std::to_string(walk.kept) + " " + what;
   if (!walk.dropped.empty()) {
-    m += ", dropped the incomplete entry '" + walk.dropped + (walk.dropped_name_cut ? "...'" : "'");
+    m += ", dropped the incomplete entry '" + printable(walk.dropped) +
+         (walk.dropped_name_cut ? "...'" : "'");
   } else if (walk.complete) {
     m += ", only the closing of the file is missing";
   } else {

@@ -17,6 +17,9 @@ namespace detail {
 // of a file allocated but never written; they read as zeros).
 std::string_view without_zero_tail(std::string_view text);
 
+// A name for a one-line message: control characters (a key may hold "\n") shown as \xNN.
+std::string printable(std::string_view name);
+
 struct MemberWalk {
   size_t kept = 0;              // members handed to fn
   bool complete = false;        // the object's closing '}' was read

@@ -34,12 +34,13 @@ const std::vector<std::string>& string_list(const std::string& path, const std::
                                             const JsonValue& v, std::vector<std::string>* out) {
   out->clear();
   if (!v.is_array()) {
-    throw FileError(path + ": \"" + key + "\": expected a list of strings, found " + v.type_name());
+    throw FileError(path + ": \"" + detail::printable(key) + "\": expected a list of strings, found " +
+                    v.type_name());
   }
   out->reserve(v.as_array().size());
   for (const JsonValue& s : v.as_array()) {
     if (!s.is_string()) {
-      throw FileError(path + ": \"" + key + "\": expected a list of strings, found " +
+      throw FileError(path + ": \"" + detail::printable(key) + "\": expected a list of strings, found " +
                       s.type_name() + " in it");
     }
     out->push_back(s.as_string());
@@ -58,7 +59,8 @@ std::unordered_map<std::string, std::vector<std::string>> read_stack_json(const 
     if (v.is_array() && !v.as_array().empty() && v.as_array()[0].is_array()) {
       const auto& pair = v.as_array();
       if (pair.size() != 2) {
-        throw FileError(path + ": \"" + key + "\": expected [[names...], [stack lines...]]");
+        throw FileError(path + ": \"" + detail::printable(key) +
+                        "\": expected [[names...], [stack lines...]]");
       }
       string_list(path, key, pair[0], &names);
       string_list(path, key, pair[1], &lines);
@@ -81,7 +83,7 @@ std::vector<std::pair<std::string, std::string>> read_construct_json(const std::
     } else if (v.is_string()) {
       out.emplace_back(std::move(key), v.as_string());
     } else {
-      throw FileError(path + ": \"" + key + "\": expected the parent's name or null, found " +
+      throw FileError(path + ": \"" + detail::printable(key) + "\": expected the parent's name or null, found " +
                       v.type_name());
     }
   });

@@ -62,8 +62,8 @@ TensorStore::TensorStore(std::string dump_tensor_data_dir) : dir_(std::move(dump
 std::string TensorStore::resolve(const std::string& data_name) const {
   if (data_name.empty() || data_name == "." || data_name == ".." ||
       data_name.find('/') != std::string::npos || data_name.find('\0') != std::string::npos) {
-    throw FileError("tensor file name '" + data_name +
-                    "' refused: expected a plain file name inside " + dir_);
+    throw FileError("tensor file name '" + data_name + "' refused: only a plain file name inside " +
+                    dir_ + " is allowed (a path could lead outside it)");
   }
   const std::string root = real_path(dir_, "tensor folder");
   const std::string path = real_path(dir_ + "/" + data_name, "tensor file");
@@ -110,7 +110,7 @@ LoadedTensor TensorStore::load(const std::string& data_name) const {
     t.keepalive = std::move(npy);
     return t;
   }
-  throw FileError("tensor file " + path + " is neither a .pt nor a .npy file");
+  throw FileError("The file: " + path + " is not a pt or numpy file.");  // 1.2.1's words
 }
 
 }  // namespace reader

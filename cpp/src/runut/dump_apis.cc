@@ -2,6 +2,7 @@
 #include "msprobe/runut/dump_apis.h"
 
 #include <cmath>
+#include <unordered_set>
 
 #include "msprobe/base/error.h"
 #include "msprobe/reader/dump_json_reader.h"
@@ -116,14 +117,16 @@ DumpApis DumpApis::load(const std::string& path) {
     }
   });
   if (r.note().torn) out.warnings_.push_back(r.note().message);
+  std::unordered_set<std::string> orphans;  // a repeated key counts once (json.load keeps one)
   for (const auto& b : backward) {
     auto it = out.index_.find(b.first);
     if (it == out.index_.end()) {
-      ++out.orphan_backward_;
+      orphans.insert(b.first);
     } else {
       out.apis_[it->second].backward = b.second;
     }
   }
+  out.orphan_backward_ = orphans.size();
   return out;
 }
 

@@ -13,6 +13,7 @@ class MappedFile {
     kNoFollow = 1,     // refuse a symbolic link as the last component
     kCopyOnWrite = 2,  // private writable pages (a write copies the page; the file never changes),
                        // for tensors handed to frameworks that may modify them in place
+    kSequential = 4,   // read front to back once (readahead; pages behind may be dropped early)
   };
   // Throws FileError ("<path>: no such file" / "is a directory" / "is not a regular file" /
   // "cannot open ...") naming the path.
