@@ -62,6 +62,32 @@ TEST(AsyncWriter, ObjectFileIsValidJsonAfterEveryFlush) {
   fs::remove_all(d);
 }
 
+// The closing text never straddles a page boundary, not even right after a long header (a long
+// dump_data_dir): a cut at that boundary would leave half of it behind the next member's start.
+TEST(AsyncWriter, ClosingTextNeverStraddlesAPageBoundary) {
+  fs::path d = temp_dir("straddle");
+  AsyncWriter w(1 << 20);
+  const std::string head = "{\n \"dump_data_dir\": \"", tail = "\",\n \"data\": {";
+  const std::string header = head + std::string(4094 - head.size() - tail.size(), 'x') + tail;
+  ASSERT_EQ(header.size(), 4094u);  // "}\n}" would take bytes 4094, 4095 and 4096
+  const std::string path = (d / "x.json").string();
+  int id = w.open_object_file(path, header, "\n}", 2);
+  std::string text = read_file(path);
+  EXPECT_EQ(text.find('}', header.size()), 4096u);
+  EXPECT_NO_THROW(parse_json(text, path));
+  for (int i = 0; i < 200; ++i) {
+    w.append_member(id, "\"k" + std::to_string(i) + "\": \"" + std::string(i * 7 % 300, 'v') + "\"");
+    w.flush();  // one write each: the closing text lands at many offsets
+    text = without_runway(read_file(path));
+    const size_t close = text.size() - 5;  // "\n }\n}"
+    ASSERT_EQ(close / 4096, (text.size() - 1) / 4096) << "member " << i;
+  }
+  w.close_object_file(id);
+  w.flush();
+  EXPECT_EQ(parse_json_file(path).find("data")->as_object().size(), 200u);
+  fs::remove_all(d);
+}
+
 TEST(AsyncWriter, NoTemporaryFileIsLeftAndAnOldFileIsReplacedWhole) {
   fs::path d = temp_dir("replace");
   std::ofstream(d / "x.json") << "{\"old\": 1}";

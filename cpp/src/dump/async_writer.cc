@@ -55,6 +55,8 @@ int AsyncWriter::open_object_file(const std::string& path, const std::string& he
   // that name (a rerun into the same dump_path) stays whole until the new one replaces it.
   AtomicFile file(path, kFileMode);
   file.append(header);
+  const int64_t pad = closing_pad((int64_t)header.size(), 1 + tail.size());
+  file.append(std::string((size_t)pad, ' '));  // a very long header (dump_data_dir)
   file.append("}");
   file.append(tail);
   ObjectFile f;
@@ -63,7 +65,7 @@ int AsyncWriter::open_object_file(const std::string& path, const std::string& he
   f.fd = file.commit(/*durable=*/false, /*keep_open=*/true);
   f.member_depth = member_depth;
   f.header_end = (int64_t)header.size();
-  f.members_end = f.header_end;
+  f.members_end = f.header_end + pad;
   f.file_size = (int64_t)file.size();
   f.reorderable = reorderable;
   std::lock_guard<std::mutex> lk(mu_);
