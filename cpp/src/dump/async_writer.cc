@@ -77,7 +77,14 @@ void AsyncWriter::enqueue(Item item) {
   std::unique_lock<std::mutex> lk(mu_);
   if (failed_) return;
   const size_t n = item.text.size();
-  cv_space_.wait(lk, [&] { return failed_ || queued_bytes_ == 0 || queued_bytes_ + n <= limit_; });
+  auto has_space = [&] { return failed_ || queued_bytes_ == 0 || queued_bytes_ + n <= limit_; };
+  if (!has_space()) {
+    // Full: the writer must not sleep out its period while a producer (training) waits.
+    ++space_waiters_;
+    cv_work_.notify_one();
+    cv_space_.wait(lk, has_space);
+    --space_waiters_;
+  }
   if (failed_) return;
   queue_.push_back(std::move(item));
   queued_bytes_ += n;
@@ -189,7 +196,7 @@ void AsyncWriter::run() {
     {
       std::unique_lock<std::mutex> lk(mu_);
       cv_work_.wait_for(lk, kWritePeriod, [&] {
-        return stop_ || flush_requests_ > 0 || queued_bytes_ >= kWakeBytes;
+        return stop_ || flush_requests_ > 0 || queued_bytes_ >= kWakeBytes || space_waiters_ > 0;
       });
       if (queue_.empty() && stop_) return;
       if (queue_.empty()) continue;

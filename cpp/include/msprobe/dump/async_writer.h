@@ -116,6 +116,7 @@ class AsyncWriter {
   uint64_t enqueued_ = 0, completed_ = 0;
   bool stop_ = false;
   int flush_requests_ = 0;
+  int space_waiters_ = 0;  // producers waiting for queue space
   bool failed_ = false;
   std::string error_;
   std::deque<ObjectFile> files_;  // stable addresses; fields used by the writer thread only
