@@ -16,16 +16,19 @@
 
 namespace msprobe_fuzz {
 
-// A folder of this process, emptied at start (write_file makes it again if it was removed).
+// A folder of this process, emptied at start and removed at exit (write_file makes it again if
+// it was removed).
 inline const std::string& scratch() {
-  static const std::string dir = [] {
+  // Never destroyed: the exit handler that removes the folder runs after static destructors.
+  static const std::string* dir = [] {
     const char* base = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-    const std::string d = std::string(base) + "/msprobe_fuzz_" + std::to_string(::getpid());
-    std::filesystem::remove_all(d);
-    std::filesystem::create_directories(d);
+    auto* d = new std::string(std::string(base) + "/msprobe_fuzz_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(*d);
+    std::filesystem::create_directories(*d);
+    std::atexit([] { std::error_code ec; std::filesystem::remove_all(scratch(), ec); });
     return d;
   }();
-  return dir;
+  return *dir;
 }
 
 inline std::string write_file(const std::string& name, std::string_view bytes) {
