@@ -14,3 +14,9 @@ cmake --build build/tests
 MSPROBE_MS_PYTHON=$(scripts/mindspore_env.sh)
 export MSPROBE_MS_PYTHON
 $PY -m pytest -q tests "$@"
+# Reliability (when the whole suite runs): the C++ tests and a short Python run under ASan+UBSan,
+# the threaded code under TSan, and every fuzz target from its seeds (docs/reliability.md).
+if [ $# -eq 0 ]; then
+  scripts/sanitize.sh
+  scripts/fuzz.sh
+fi

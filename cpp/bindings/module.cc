@@ -16,6 +16,7 @@ void bind_compare(nb::module_& m);
 void bind_reader(nb::module_& m);
 void bind_name_mapping(nb::module_& m);
 void bind_compare_output(nb::module_& m);
+void bind_repair(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -35,4 +36,5 @@ NB_MODULE(_core, m) {
   bind_reader(m);
   bind_name_mapping(m);  // after bind_compare: subclasses of its NameMapper
   bind_compare_output(m);
+  bind_repair(m);
 }

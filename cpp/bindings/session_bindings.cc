@@ -108,6 +108,7 @@ class PySession {
     resolve();
     pending_.clear();  // calls without a post hook: their entries are never written
     drop_unresolved();
+    param_places_.clear();
     session_.step();
     encoder_.clear_saved();
   }
@@ -209,6 +210,12 @@ class PySession {
       if (!e.empty()) emit(name, e.finish());
       session_.emit_stack(name, capture_stack());  // follows the scope, not data_mode
       collected = true;
+      // 1.2.1 writes the module's parameters_grad right here (a placeholder filled later).
+      if (dm.backward() && !params.is_none() && PyDict_Size(params.ptr()) > 0) {
+        const std::string prefix = name.substr(0, name.rfind("forward."));
+        if (!param_places_.count(prefix))
+          param_places_.emplace(prefix, session_.mark_place(session_.step_entries() + queue_.size()));
+      }
     }
     session_.pop_module(name);
     session_.scope().end_module(name);
@@ -278,18 +285,20 @@ class PySession {
       text += r != it->second.rendered.end() ? r->second : "[\n    null\n   ]";
     }
     text += first ? "}" : "\n  }";
-    emit(name, std::move(text));
+    const std::string prefix = name.substr(0, name.size() - std::strlen("parameters_grad"));
+    auto place = param_places_.find(prefix);
+    emit(name, std::move(text), place == param_places_.end() ? -1 : place->second);
     param_grads_.erase(it);
   }
 
   // Entries go to the session in the order they were made; one that holds deferred values
-  // waits (with every later one) until they are rendered.
-  void emit(const std::string& name, std::string text) {
+  // waits (with every later one) until they are rendered. `place`: see DumpSession::mark_place.
+  void emit(const std::string& name, std::string text, int64_t place = -1) {
     if (queue_.empty() && text.find(kDeferredMark) == std::string::npos) {
-      session_.emit_entry(name, text);
+      session_.emit_entry_at(place, name, text);
       return;
     }
-    queue_.push_back(QueuedEntry{name, std::move(text)});
+    queue_.push_back(QueuedEntry{name, std::move(text), place});
     drain();
   }
 
@@ -297,7 +306,7 @@ class PySession {
     while (!queue_.empty()) {
       QueuedEntry& q = queue_.front();
       if (!substitute(q.text)) return;
-      session_.emit_entry(q.name, q.text);
+      session_.emit_entry_at(q.place, q.name, q.text);
       queue_.pop_front();
     }
   }
@@ -351,7 +360,7 @@ class PySession {
         out += "null";
         i = end;
       }
-      session_.emit_entry(q.name, out);
+      session_.emit_entry_at(q.place, q.name, out);
       queue_.pop_front();
     }
   }
@@ -457,6 +466,7 @@ class PySession {
   struct QueuedEntry {
     std::string name;
     std::string text;
+    int64_t place;
   };
   std::deque<QueuedEntry> queue_;                      // entries waiting for deferred values
   std::unordered_map<uint64_t, std::string> resolved_;  // rendered, not yet substituted
@@ -464,6 +474,7 @@ class PySession {
   double max_deferred_age_s_ = 0.5;
   std::unordered_map<std::string, PendingParamGrads> param_grads_;
   std::vector<std::string> param_order_;
+  std::unordered_map<std::string, int64_t> param_places_;  // module prefix -> parameters_grad place
 };
 
 }  // namespace
@@ -499,5 +510,6 @@ void bind_session(nb::module_& m) {
       .def_prop_ro("disabled_reason", [](PySession& s) { return s.core().disabled_reason(); })
       .def_prop_ro("current_step", [](PySession& s) { return s.core().current_step(); })
       .def_prop_ro("entries_written", [](PySession& s) { return s.core().entries_written(); })
-      .def_prop_ro("rank_dir", [](PySession& s) { return s.core().rank_dir(); });
+      .def_prop_ro("rank_dir", [](PySession& s) { return s.core().rank_dir(); })
+      .def("take_repair_messages", [](PySession& s) { return s.core().take_repair_messages(); });
 }

@@ -241,7 +241,7 @@ TEST(CheckMetrics, BinaryErrorRate) {
   const std::vector<int64_t> i64 = {1, 2, 3};
   const std::vector<int32_t> i32 = {1, 2, 4};
   EXPECT_DOUBLE_EQ(binary_error_rate(view(i64, DType::kInt64), view(i32, DType::kInt32)), 1.0 / 3);
-  const std::vector<float> f = {1.0f, kNaN};
+  const std::vector<float> f = {1.0f, (float)kNaN};
   EXPECT_DOUBLE_EQ(binary_error_rate(view(f, DType::kFloat32), view(f, DType::kFloat32)), 0.5);
 }
 

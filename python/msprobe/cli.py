@@ -12,6 +12,8 @@ def _build_parser():
     sub = p.add_subparsers(dest="command")
     s = sub.add_parser("summary", help="print a short summary of a dump directory")
     s.add_argument("dump_path")
+    r = sub.add_parser("repair", help="make dump files cut by a kill whole again, in place")
+    r.add_argument("dump_path", help="a dump_path, a step or rank folder, or one dump file")
     _add_api_precision_compare(sub)
     _add_run_ut(sub)
     _add_compare(sub)
@@ -70,6 +72,9 @@ def main(argv=None):
     if args.command == "summary":
         from msprobe.core.summary import print_summary
         return print_summary(args.dump_path)
+    if args.command == "repair":
+        from msprobe.core.repair import repair_command
+        return repair_command(args.dump_path)
     if args.command == "api_precision_compare":
         from msprobe.core import log
         if args.framework != "pytorch":

@@ -407,7 +407,7 @@ template <> struct VecOf<Prec::kHalf> { using V = vf8; using M = vi8; };  // fp1
 
 template <Prec P> using Vec = typename VecOf<P>::V;
 
-#define MSPROBE_VINLINE inline __attribute__((always_inline))
+#define MSPROBE_VINLINE inline __attribute__((always_inline)) MSPROBE_TARGET_SIMD
 template <typename V, typename Sc>
 MSPROBE_VINLINE V vload(const Sc* p) {
   V v;

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "msprobe/base/error.h"
+#include "msprobe/dump/dump_repair.h"
 #include "msprobe/format/json_text.h"
 
 namespace msprobe {
@@ -109,6 +110,7 @@ bool DumpSession::start(int64_t rank) {
 
 void DumpSession::stop() {
   switch_ = false;
+  place_entries();
   flush();
 }
 
@@ -130,6 +132,15 @@ void DumpSession::close() {
 
 void DumpSession::open_step_files() {
   const std::string rank_name = rank_ < 0 ? "rank" : "rank" + std::to_string(rank_);
+  if (!repaired_) {
+    // A killed run may have left cut files of this rank in dump_path: make them whole for other
+    // tools before writing (other ranks repair their own).
+    repaired_ = true;
+    RepairOptions quick;
+    quick.quick = true;
+    quick.rank_folder = rank_name;
+    for (auto& r : repair_dump_tree(config_.dump_path, quick)) repair_messages_.push_back(r.message);
+  }
   const std::string rel = "/step" + std::to_string(current_step_) + "/" + rank_name;
   rank_dir_ = config_.dump_path + rel;
   make_dirs(rank_dir_);
@@ -150,7 +161,12 @@ void DumpSession::open_step_files() {
   }
   header += ",\n \"data\": {";
   // json.dump writes no trailing newline.
-  dump_file_ = writer_->open_object_file(rank_dir_ + "/dump.json", header, "\n}", 2);
+  dump_file_ = writer_->open_object_file(rank_dir_ + "/dump.json", header, "\n}", 2,
+                                         /*reorderable=*/true);
+  step_entries_ = 0;
+  places_.clear();
+  placed_.clear();
+  unplaced_ = false;
   stack_file_ = writer_->open_object_file(rank_dir_ + "/stack.json", "{", "", 1);
   construct_file_ = writer_->open_object_file(rank_dir_ + "/construct.json", "{", "", 1);
   files_open_ = true;
@@ -158,6 +174,7 @@ void DumpSession::open_step_files() {
 
 void DumpSession::close_step_files() {
   if (!files_open_) return;
+  place_entries();
   writer_->close_object_file(dump_file_);
   writer_->close_object_file(stack_file_);
   writer_->close_object_file(construct_file_);
@@ -222,6 +239,52 @@ void DumpSession::emit_entry(const std::string& name, const std::string& value_t
   member += value_text;
   writer_->append_member(dump_file_, std::move(member));
   ++entries_written_;
+  ++step_entries_;
+}
+
+int64_t DumpSession::mark_place(uint64_t entries_before) {
+  places_.push_back(entries_before);
+  return (int64_t)places_.size() - 1;
+}
+
+void DumpSession::emit_entry_at(int64_t place, const std::string& name,
+                                const std::string& value_text) {
+  if (!files_open_ || disabled_) return;
+  if (place >= 0 && (size_t)place < places_.size()) {
+    placed_.emplace_back(step_entries_, place);
+    unplaced_ = true;  // the writer skips the rewrite when the file is in that order already
+  }
+  emit_entry(name, value_text);
+}
+
+// The final order: entries in the order they came, except those emitted at a place, which go
+// before the first ordinary entry numbered at or after their place (several at one place in the
+// order their places were marked). This is the order in which 1.2.1 inserts its placeholders.
+// An entry emitted again at the same place (parameters_grad after each backward of the step)
+// replaces the earlier one, as 1.2.1 updates its placeholder.
+void DumpSession::place_entries() {
+  if (!files_open_ || !unplaced_) return;
+  unplaced_ = false;
+  std::vector<char> is_placed(step_entries_, 0);
+  std::vector<int64_t> latest(places_.size(), -1);  // by place: the last entry emitted there
+  for (const auto& [entry, place] : placed_) {
+    is_placed[entry] = 1;
+    latest[(size_t)place] = std::max(latest[(size_t)place], (int64_t)entry);
+  }
+  std::vector<std::pair<std::pair<uint64_t, int64_t>, uint32_t>> moved;  // ((before, place), entry)
+  for (size_t place = 0; place < latest.size(); ++place)
+    if (latest[place] >= 0) moved.push_back({{places_[place], (int64_t)place}, (uint32_t)latest[place]});
+  std::sort(moved.begin(), moved.end());
+  std::vector<uint32_t> order;
+  order.reserve(step_entries_);
+  size_t next = 0;
+  for (uint64_t e = 0; e < step_entries_; ++e) {
+    if (is_placed[e]) continue;
+    while (next < moved.size() && moved[next].first.first <= e) order.push_back(moved[next++].second);
+    order.push_back((uint32_t)e);
+  }
+  while (next < moved.size()) order.push_back(moved[next++].second);
+  writer_->reorder_object_file(dump_file_, std::move(order));
 }
 
 uint32_t DumpSession::intern_frame(const std::string& file, int64_t line,

@@ -16,6 +16,7 @@
 // Max_except_inf_nan / Min_except_inf_nan (tracking them in the main loop costs ~40% of its
 // in-cache speed for a case that only occurs on overflow).
 #include "msprobe/stats/tensor_stats.h"
+#include "msprobe/base/cpu_features.h"
 
 #include <algorithm>
 #include <atomic>
@@ -201,7 +202,7 @@ MSPROBE_ALWAYS_INLINE void accumulate(Acc<V>& a, const V* p, int64_t n) {
   std::memcpy(a.s, s, sizeof(s));
   std::memcpy(a.q, q, sizeof(q));
   for (int lane = 0; i < n; ++i, ++lane) {
-    const V x = p[i];
+    const V x = load<V>(p + i);  // tensors read from files may be unaligned
     a.mx[lane] = x > a.mx[lane] ? x : a.mx[lane];
     a.mn[lane] = x < a.mn[lane] ? x : a.mn[lane];
     if constexpr (kFinite) {
@@ -241,7 +242,7 @@ MSPROBE_ALWAYS_INLINE void convert_f16(const uint16_t* in, float* out, int64_t n
     const vu r = bitcast<vu>(f) | ((h & 0x8000u) << 16);
     std::memcpy(out + i, &r, sizeof(r));
   }
-  for (; i < n; ++i) out[i] = half_to_float(in[i]);
+  for (; i < n; ++i) out[i] = half_to_float(load<uint16_t>(in + i));
 }
 
 #ifdef MSPROBE_STATS_X86
@@ -252,7 +253,7 @@ MSPROBE_TARGET_AVX2 inline void convert_f16_f16c(const uint16_t* in, float* out,
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
     _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
   }
-  for (; i < n; ++i) out[i] = half_to_float(in[i]);
+  for (; i < n; ++i) out[i] = half_to_float(load<uint16_t>(in + i));
 }
 #endif
 
@@ -266,19 +267,19 @@ MSPROBE_ALWAYS_INLINE void convert_bf16(const uint16_t* in, float* out, int64_t 
     const vu b = __builtin_convertvector(load<vh>(in + i), vu) << 16;
     std::memcpy(out + i, &b, sizeof(b));
   }
-  for (; i < n; ++i) out[i] = bf16_to_float(in[i]);
+  for (; i < n; ++i) out[i] = bf16_to_float(load<uint16_t>(in + i));
 }
 
 template <typename In, typename V>
 MSPROBE_ALWAYS_INLINE void convert_plain(const In* in, V* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = (V)in[i];
+  for (int64_t i = 0; i < n; ++i) out[i] = (V)load<In>(in + i);
 }
 
 // |z| of complex64 as float32: sqrt in double is exact enough (the squares are exact) and
 // cannot overflow; an infinite part gives inf even when the other part is NaN (like hypot).
 MSPROBE_ALWAYS_INLINE void convert_abs_c64(const float* in, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    const float re = in[2 * i], im = in[2 * i + 1];
+    const float re = load<float>(in + 2 * i), im = load<float>(in + 2 * i + 1);
     const double d = (double)re * re + (double)im * im;
     float m = (float)std::sqrt(d);
     if (std::fabs(re) == std::numeric_limits<float>::infinity() ||
@@ -296,7 +297,8 @@ MSPROBE_ALWAYS_INLINE double abs_c128(double re, double im) {
 }
 
 MSPROBE_ALWAYS_INLINE void convert_abs_c128(const double* in, double* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = abs_c128(in[2 * i], in[2 * i + 1]);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = abs_c128(load<double>(in + 2 * i), load<double>(in + 2 * i + 1));
 }
 
 // ---- Per-dtype block processing ----------------------------------------------------------
@@ -386,7 +388,7 @@ bool cpu_has_avx2() {
   static const bool has = [] {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-           __builtin_cpu_supports("f16c");
+           cpu_has_f16c();
   }();
   return has;
 }
@@ -612,7 +614,7 @@ void rescale_f64(const TensorView& t, double scale, double& mean, double& norm) 
   walk(t, false, [&](const void* p, int64_t count) {
     const double* x = static_cast<const double*>(p);
     for (int64_t i = 0; i < count; ++i) {
-      const double y = x[i] * inv;
+      const double y = load<double>(x + i) * inv;
       s += y;
       q += y * y;
     }

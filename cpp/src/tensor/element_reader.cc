@@ -1,6 +1,8 @@
 // Run-time SIMD selection and the F16C fp16 widening of the element reader.
 #include "msprobe/tensor/element_reader.h"
 
+#include "msprobe/base/cpu_features.h"
+
 #include <cstdlib>
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -14,7 +16,7 @@ namespace msprobe {
 bool avx2_f16c_enabled() {
   static const bool ok = [] {
     const char* env = std::getenv("MSPROBE_CHECK_SIMD");
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") &&
+    return __builtin_cpu_supports("avx2") && cpu_has_f16c() &&
            !(env && env[0] == '0');
   }();
   return ok;

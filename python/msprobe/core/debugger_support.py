@@ -47,3 +47,10 @@ class ProblemReport:
         if session.disabled and not self.reported:
             self.reported = True
             log.error(f"{session.disabled_reason}; dumping is disabled, training continues")
+
+
+def report_repairs(session):
+    """Says what the session repaired in dump_path before writing (files of an earlier run cut by
+    a kill), one line per file."""
+    for message in session.take_repair_messages():
+        log.warning(f"repaired an earlier dump: {message}")

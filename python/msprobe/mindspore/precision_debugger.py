@@ -9,7 +9,8 @@ import mindspore as ms
 
 from msprobe import _core
 from msprobe.core import log
-from msprobe.core.debugger_support import ProblemReport, check_argument_types, writer_memory_mb
+from msprobe.core.debugger_support import (ProblemReport, check_argument_types, report_repairs,
+                                          writer_memory_mb)
 from msprobe.core.errors import MsprobeException
 from msprobe.mindspore.api_wrapper import ApiPatcher
 from msprobe.mindspore.cell_hooks import CellHooks
@@ -164,6 +165,7 @@ class PrecisionDebugger:
             self.rank = rank
         was_on = session.switch_on
         on = session.start(self.rank)
+        report_repairs(session)
         STATE.active = on and not self.problems.reported
         PIPELINE.set_synchronous(STATE.active)  # see pipeline.py
         self._report_disabled()

@@ -34,7 +34,8 @@ def load_api_list(path=SUPPORT_WRAP_OPS):
     """Reads the editable API list; returns {yaml key: [names]} with a clear error when malformed."""
     try:
         with open(path) as f:
-            data = yaml.safe_load(f)
+            # libyaml when PyYAML has it: the pure-Python loader takes most of a second here.
+            data = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as e:
         raise ValueError(f"{path}: cannot read the supported API list: {e}") from None
     if not isinstance(data, dict):

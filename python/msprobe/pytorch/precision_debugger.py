@@ -7,7 +7,8 @@ import torch
 
 from msprobe import _core
 from msprobe.core import log
-from msprobe.core.debugger_support import ProblemReport, check_argument_types, writer_memory_mb
+from msprobe.core.debugger_support import (ProblemReport, check_argument_types, report_repairs,
+                                          writer_memory_mb)
 from msprobe.core.errors import MsprobeException
 from msprobe.pytorch.api_wrapper import ApiPatcher
 from msprobe.pytorch.construct_regions import ConstructRegions
@@ -135,6 +136,7 @@ class PrecisionDebugger:
             self.modules_registered = True
         was_on = session.switch_on
         on = session.start(rank)
+        report_repairs(session)
         STATE.active = on and not self.problems.reported
         self._report_disabled()
         if on and not was_on:

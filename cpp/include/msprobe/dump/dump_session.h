@@ -67,6 +67,16 @@ class DumpSession {
 
   // Output of the current step directory (no-ops while not started or disabled).
   void emit_entry(const std::string& name, const std::string& value_text);  // value at depth 2
+  // 1.2.1 reserves the place of some entries before their contents exist (parameters_grad goes
+  // right after its module's first forward). mark_place(n) remembers "after the first n entries
+  // of this step's dump.json" and returns a place; an entry emitted with it is appended when it
+  // comes (so a kill keeps it) and moved there when the step's files are finalized (stop, step,
+  // close) by atomic replacement of dump.json. Emitted again at the same place, it replaces the
+  // earlier entry there (the earlier stays in the file until then).
+  int64_t mark_place(uint64_t entries_before);
+  void emit_entry_at(int64_t place, const std::string& name, const std::string& value_text);
+  // Entries of this step's dump.json so far.
+  uint64_t step_entries() const { return step_entries_; }
   // stack.json: frames are interned once ("File f, line n, in fn, \n src" rendered as JSON text)
   // and entries refer to them by id.
   uint32_t intern_frame(const std::string& file, int64_t line, const std::string& function);
@@ -79,11 +89,16 @@ class DumpSession {
   void flush();
 
   int64_t entries_written() const { return entries_written_; }
+  // What the repair of this rank's earlier files in dump_path did (one line each), done once
+  // before the first files are written; taken (and cleared) by the caller, which reports them.
+  std::vector<std::string> take_repair_messages() { return std::move(repair_messages_); }
   std::string rank_dir() const { return rank_dir_; }
 
  private:
   void open_step_files();
   void close_step_files();
+  // Puts entries emitted at a marked place where they belong (see mark_place).
+  void place_entries();
 
   DumpConfig config_;
   SessionOptions opt_;
@@ -109,6 +124,12 @@ class DumpSession {
   std::vector<std::string> module_stack_;
   bool any_module_seen_ = false;
   int64_t entries_written_ = 0;
+  uint64_t step_entries_ = 0;
+  bool repaired_ = false;
+  std::vector<std::string> repair_messages_;
+  std::vector<uint64_t> places_;                        // by place: entries before it
+  std::vector<std::pair<uint64_t, int64_t>> placed_;    // (entry number, place)
+  bool unplaced_ = false;                               // placed_ changed since place_entries()
 };
 
 }  // namespace msprobe
