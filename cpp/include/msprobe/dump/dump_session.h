@@ -39,6 +39,7 @@ class DumpSession {
   bool switch_on() const { return switch_ && !disabled_ && !overflow_terminated_; }
   bool ended() const { return ended_; }
   int64_t current_step() const { return current_step_; }
+  int64_t rank() const { return rank_; }  // < 0: not distributed
   // Set when an internal or I/O error disabled the probe; training goes on.
   bool disabled() const { return disabled_; }
   const std::string& disabled_reason() const { return disabled_reason_; }
