@@ -5,7 +5,7 @@ directory (the configs use dump_path "./dump"):
 
     python overflow_model.py --config CONFIG.json --fault all --steps 2 [--bad-aux] [--no-probe]
 
---fault picks what overflows in the forward (the culprits):
+--fault picks what overflows in the forward (the culprits, each fed finite values):
   matmul  an fp16 matmul whose sums pass 65504 (inf)
   log     the log of a negative tensor (NaN)
   div     a division by zero (inf, and NaN for 0/0)
@@ -43,15 +43,17 @@ class OverflowNet(nn.Module):
     def forward(self, x, aux):
         s = torch.clamp(aux, max=1.0)                  # receives inf with --bad-aux: passed on
         h = self.block(x) * s.mean()
+        y = h
+        # Each fault gets the finite h, so each is a culprit; adding them up passes them on.
         if self.fault in ("matmul", "all"):
             a = (h * 200.0).half()
             g = torch.matmul(a, a.t())                 # fp16 sums past 65504: inf
-            h = h + g.float().mean()
+            y = y + g.float().mean(dim=1, keepdim=True)
         if self.fault in ("log", "all"):
-            h = h + torch.log(h - 1000.0).mean()       # log of a negative: NaN
+            y = y + torch.log(h - 1000.0)              # log of a negative: NaN
         if self.fault in ("div", "all"):
-            h = h / (h - h)                            # division by zero
-        return self.head(h)
+            y = y + h / (h - h)                        # division by zero: inf, and NaN for 0/0
+        return self.head(y)
 
 
 def main():
