@@ -65,6 +65,18 @@ struct PendingParamGrads {
   std::vector<std::string> arrival;                        // parameters in gradient order
 };
 
+// An entry on its way to the session, waiting for deferred values when it holds some.
+struct QueuedEntry {
+  std::string name;
+  std::string text;
+  SinkPtr sink;        // overflow_check: what its tensors held
+  int64_t source;      // overflow_check: the user's frame, or -1
+  double time;         // overflow_check: when the call ended
+  bool has_entry = true;
+  bool has_stack = false;  // overflow_check: the forward's stack.json member goes with it
+  std::vector<uint32_t> frames;
+};
+
 class PySession {
  public:
   PySession(const DumpConfig& cfg, const std::string& framework, size_t writer_memory_mb)
@@ -170,17 +182,18 @@ class PySession {
     const bool in_scope = session_.scope().check(name);
     if (in_scope && session_.data_mode().allows(true, false))
       part(e, "output", true, [&](JsonWriter& w) { as_list(w, output, name, "output"); });
-    int64_t source = -1;
     if (in_scope) {
-      const std::vector<uint32_t> frames = capture_stack();
+      std::vector<uint32_t> frames = capture_stack();
       if (overflow_) {
-        source = session_.user_frame(frames);
+        const int64_t source = session_.user_frame(frames);
         forward_source_[api + "." + std::to_string(idx)] = source;
+        emit_overflow_forward(name, e, source, std::move(frames));
+      } else {
+        if (!e.empty()) emit(name, e.finish());
+        session_.emit_stack(name, frames);
       }
-      if (!e.empty()) emit(name, e.finish(), e.sink, source);
-      session_.emit_stack(name, frames);
     } else if (!e.empty()) {
-      emit(name, e.finish(), e.sink, source);
+      emit(name, e.finish(), e.sink);
     }
     maybe_resolve();
     return in_scope && session_.data_mode().backward();
@@ -237,14 +250,15 @@ class PySession {
           w.end_object();
         });
       }
-      const std::vector<uint32_t> frames = capture_stack();
-      int64_t source = -1;
+      std::vector<uint32_t> frames = capture_stack();
       if (overflow_) {
-        source = session_.user_frame(frames);
+        const int64_t source = session_.user_frame(frames);
         forward_source_[api_of_entry(name).api] = source;
+        emit_overflow_forward(name, e, source, std::move(frames));
+      } else {
+        if (!e.empty()) emit(name, e.finish());
+        session_.emit_stack(name, frames);  // follows the scope, not data_mode
       }
-      if (!e.empty()) emit(name, e.finish(), e.sink, source);
-      session_.emit_stack(name, frames);  // follows the scope, not data_mode
       collected = true;
     }
     session_.pop_module(name);
@@ -361,12 +375,27 @@ class PySession {
   // sink and source (a frame id, or -1): overflow_check, which writes only the entries whose
   // tensors held inf/NaN, once their values are known.
   void emit(const std::string& name, std::string text, SinkPtr sink = nullptr, int64_t source = -1) {
-    const double time = overflow_ ? unix_time() : 0.0;
-    if (queue_.empty() && text.find(kDeferredMark) == std::string::npos) {
-      deliver(name, text, sink, source, time);
+    QueuedEntry q{name, std::move(text), std::move(sink), source, overflow_ ? unix_time() : 0.0};
+    enqueue(std::move(q));
+  }
+
+  // overflow_check, a forward entry: its stack is written when the entry is decided (1.2.1 writes
+  // the stack of every forward call until overflow_nums is reached, and nothing after).
+  void emit_overflow_forward(const std::string& name, EntryBuilder& e, int64_t source,
+                             std::vector<uint32_t> frames) {
+    QueuedEntry q{name, e.empty() ? std::string() : e.finish(), e.sink, source, unix_time()};
+    q.has_entry = !e.empty();
+    q.has_stack = true;
+    q.frames = std::move(frames);
+    enqueue(std::move(q));
+  }
+
+  void enqueue(QueuedEntry q) {
+    if (queue_.empty() && q.text.find(kDeferredMark) == std::string::npos) {
+      deliver(q);
       return;
     }
-    queue_.push_back(QueuedEntry{name, std::move(text), std::move(sink), source, time});
+    queue_.push_back(std::move(q));
     drain();
   }
 
@@ -374,18 +403,24 @@ class PySession {
     while (!queue_.empty()) {
       QueuedEntry& q = queue_.front();
       if (!substitute(q.text)) return;
-      deliver(q.name, q.text, q.sink, q.source, q.time);
+      deliver(q);
       queue_.pop_front();
     }
   }
 
-  void deliver(const std::string& name, const std::string& text, const SinkPtr& sink, int64_t source,
-               double time) {
+  void deliver(const QueuedEntry& q) {
     if (!overflow_) {
-      session_.emit_entry(name, text);
+      session_.emit_entry(q.name, q.text);
       return;
     }
-    if (!sink || !sink->overflowed() || session_.overflow_terminated() || session_.disabled()) return;
+    if (session_.overflow_terminated() || session_.disabled()) return;
+    if (q.has_entry) deliver_overflow(q.name, q.text, q.sink, q.source, q.time);
+    if (q.has_stack) session_.emit_stack(q.name, q.frames);  // also the call that hit the limit
+  }
+
+  void deliver_overflow(const std::string& name, const std::string& text, const SinkPtr& sink,
+                        int64_t source, double time) {
+    if (!sink || !sink->overflowed()) return;
     encoder_.save_held(*sink);
     session_.emit_entry(name, text);
     const ApiOfEntry a = api_of_entry(name);
@@ -521,7 +556,8 @@ class PySession {
         out += "null";
         i = end;
       }
-      session_.emit_entry(q.name, out);
+      q.text = std::move(out);
+      deliver(q);
       queue_.pop_front();
     }
   }
@@ -624,13 +660,6 @@ class PySession {
   ArgEncoder encoder_;
   std::string internal_prefix_;
   std::unordered_map<std::string, EntryBuilder> pending_;
-  struct QueuedEntry {
-    std::string name;
-    std::string text;
-    SinkPtr sink;
-    int64_t source;
-    double time;
-  };
   std::deque<QueuedEntry> queue_;                      // entries waiting for deferred values
   std::unordered_map<uint64_t, std::string> resolved_;  // rendered, not yet substituted
   size_t max_deferred_ = 64;
