@@ -52,6 +52,13 @@ class EntryBuilder {
     for (auto& p : other.parts_) parts_.push_back(std::move(p));
   }
   SinkPtr sink;  // overflow_check: what the parts saw
+  // overflow_check: decided already (no inf/NaN, no value still to read): nothing to write.
+  bool finite_and_complete() const {
+    if (!sink || sink->overflowed()) return false;
+    for (const auto& p : parts_)
+      if (p.find(kDeferredMark) != std::string::npos) return false;
+    return true;
+  }
 
  private:
   std::vector<std::string> parts_;
@@ -192,8 +199,9 @@ class PySession {
         if (!e.empty()) emit(name, e.finish());
         session_.emit_stack(name, frames);
       }
-    } else if (!e.empty()) {
-      emit(name, e.finish(), e.sink);
+    } else if (!e.empty() && !overflow_) {
+      // The scope's last API: its inputs only (1.2.1 writes nothing of it under overflow_check).
+      emit(name, e.finish());
     }
     maybe_resolve();
     return in_scope && session_.data_mode().backward();
@@ -321,7 +329,7 @@ class PySession {
       part(e, "input", false, [&](JsonWriter& w) { as_list(w, in, name, "input"); });
     if (dm.allows(false, false))
       part(e, "output", true, [&](JsonWriter& w) { as_list(w, out, name, "output"); });
-    if (e.empty()) return;
+    if (e.empty() || e.finite_and_complete()) return;
     int64_t source = -1;
     if (overflow_) {
       auto it = forward_source_.find(forward_key);
@@ -383,8 +391,9 @@ class PySession {
   // the stack of every forward call until overflow_nums is reached, and nothing after).
   void emit_overflow_forward(const std::string& name, EntryBuilder& e, int64_t source,
                              std::vector<uint32_t> frames) {
-    QueuedEntry q{name, e.empty() ? std::string() : e.finish(), e.sink, source, unix_time()};
-    q.has_entry = !e.empty();
+    const bool skip = e.empty() || e.finite_and_complete();
+    QueuedEntry q{name, skip ? std::string() : e.finish(), e.sink, source, unix_time()};
+    q.has_entry = !skip;
     q.has_stack = true;
     q.frames = std::move(frames);
     enqueue(std::move(q));

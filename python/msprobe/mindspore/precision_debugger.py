@@ -180,7 +180,9 @@ class PrecisionDebugger:
     def _report_end(self):
         if not self.end_reported:
             self.end_reported = True
-            log.info("msprobe ends successfully (the last configured step is done)")
+            log.info("msprobe ends successfully (" + (
+                "overflow_nums reached" if self.session.overflow_terminated
+                else "the last configured step is done") + ")")
 
     @classmethod
     def stop(cls):

@@ -144,7 +144,9 @@ class PrecisionDebugger:
             log.info(f"Dump switch is turned on at step {session.current_step}. "
                      f"Dump data will be saved in {session.rank_dir}.")
         if session.ended:
-            log.info("msprobe ends successfully (the last configured step is done)")
+            log.info("msprobe ends successfully (" + (
+                "overflow_nums reached" if self.session.overflow_terminated
+                else "the last configured step is done") + ")")
 
     def _data_mode_backward(self):
         modes = self.config.data_mode
