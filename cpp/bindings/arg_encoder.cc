@@ -7,7 +7,6 @@
 #include "msprobe/dump/overflow_monitor.h"
 #include "msprobe/format/npy_writer.h"
 #include "msprobe/format/pt_writer.h"
-#include "msprobe/stats/nonfinite.h"
 #include "tensor_from_python.h"
 
 namespace msprobe {
@@ -144,18 +143,6 @@ void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const st
                                    std::string(), opt);
     return;
   }
-  if (sink_ && sink_lazy_) {
-    // overflow_check: a scan decides; the record waits in the sink (see render_held).
-    if (has_nonfinite(pt.view)) (sink_output_ ? sink_->outputs : sink_->inputs) = true;
-    const size_t index = sink_->held.size();
-    sink_->held.push_back(HeldTensor{host.is_valid() ? host : nb::borrow(v), stem, pt.requires_grad,
-                                     w.depth(), true});
-    std::string marker(1, kLazyMark);
-    marker += std::to_string(index);
-    marker += kLazyMark;
-    w.raw(marker);
-    return;
-  }
   std::string file_contents;
   const bool save = s_.tensor_task();
   // overflow_check names every tensor's file; the files are written if the entry overflows.
@@ -178,34 +165,6 @@ void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const st
   if (save && !(opt.framework == Framework::kPyTorch &&
                 save_or_link(v, pt, data_crc, data_name, file_contents)))
     s_.save_tensor_file(data_name, std::move(file_contents));
-}
-
-void ArgEncoder::render_held(std::string& text, OverflowSink& sink) {
-  size_t pos = text.find(kLazyMark);
-  if (pos == std::string::npos) return;
-  const TensorRecordOptions& opt = s_.record_options();
-  std::string out;
-  out.reserve(text.size() + 256 * sink.held.size());
-  size_t done = 0;
-  while (pos != std::string::npos) {
-    const size_t end = text.find(kLazyMark, pos + 1);
-    if (end == std::string::npos) break;
-    out.append(text, done, pos - done);
-    const size_t index = std::strtoull(text.c_str() + pos + 1, nullptr, 10);
-    PyTensor pt;
-    if (index < sink.held.size() && view_tensor(sink.held[index].tensor, pt)) {
-      const HeldTensor& h = sink.held[index];
-      JsonWriter w(out, h.depth);
-      write_tensor_record_with_stats(w, pt.view.dtype, pt.view.shape, compute_stats(pt.view, opt.want_crc),
-                                     h.requires_grad, h.stem + s_.tensor_extension(), opt);
-    } else {
-      out += "null";
-    }
-    done = end + 1;
-    pos = text.find(kLazyMark, done);
-  }
-  out.append(text, done, std::string::npos);
-  text.swap(out);
 }
 
 void ArgEncoder::save_held(OverflowSink& sink) {
@@ -235,7 +194,7 @@ void ArgEncoder::defer(JsonWriter& w, nb::handle v, std::string stem) {
   marker += kDeferredMark;
   w.raw(marker);
   if (deferred_.empty()) oldest_deferred_ = std::chrono::steady_clock::now();
-  deferred_.push_back(Deferred{id, nb::borrow(v), std::move(stem), depth, sink_, sink_output_, sink_lazy_});
+  deferred_.push_back(Deferred{id, nb::borrow(v), std::move(stem), depth, sink_, sink_output_});
 }
 
 double ArgEncoder::deferred_age_s() const {
@@ -252,7 +211,7 @@ std::vector<std::pair<uint64_t, std::string>> ArgEncoder::render_deferred() {
   for (Deferred& d : items) {
     std::string text;
     JsonWriter w(text, d.depth);
-    set_target(d.sink, d.output_side, d.lazy);
+    set_target(d.sink, d.output_side);
     // The same rendering as value() gives an object it reads at once: a tensor view, else
     // the adapter's description of it.
     try {

@@ -48,15 +48,10 @@ class ArgEncoder {
 
   // overflow_check: the entry part written next marks `sink` (inputs or outputs side) when a
   // tensor holds inf/NaN, and its tensors are held there instead of saved (nullptr: none).
-  // lazy: only scan the tensors now and render their records later (render_held); otherwise
-  // (an API's inputs, which the call may change in place) the statistics are taken now.
-  void set_target(SinkPtr sink, bool output_side, bool lazy = false) {
+  void set_target(SinkPtr sink, bool output_side) {
     sink_ = std::move(sink);
     sink_output_ = output_side;
-    sink_lazy_ = lazy;
   }
-  // Renders the lazy records of `text` (an overflowing entry) from the tensors `sink` holds.
-  void render_held(std::string& text, OverflowSink& sink);
   // Writes the files of the tensors an overflowing entry held.
   void save_held(OverflowSink& sink);
 
@@ -84,7 +79,6 @@ class ArgEncoder {
     int depth;
     SinkPtr sink;  // overflow_check: the entry part it belongs to
     bool output_side;
-    bool lazy;
   };
   std::vector<Deferred> deferred_;
   uint64_t next_deferred_id_ = 1;
@@ -108,7 +102,6 @@ class ArgEncoder {
   const PythonTypes& types_;
   SinkPtr sink_;
   bool sink_output_ = false;
-  bool sink_lazy_ = false;
   std::unordered_map<PyObject*, SavedTensor> saved_;
 };
 

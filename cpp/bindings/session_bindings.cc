@@ -168,9 +168,8 @@ class PySession {
     session_.record_parent(name);
     EntryBuilder& e = pending_[name];
     if (session_.data_mode().allows(true, true) && session_.scope().check(name)) {
-      // An API may change its inputs in place: their statistics are taken before the call.
-      part(e, "input_args", false, [&](JsonWriter& w) { positional(w, args, name, "input"); }, false);
-      part(e, "input_kwargs", false, [&](JsonWriter& w) { keywords(w, kwargs, name); }, false);
+      part(e, "input_args", false, [&](JsonWriter& w) { positional(w, args, name, "input"); });
+      part(e, "input_kwargs", false, [&](JsonWriter& w) { keywords(w, kwargs, name); });
     }
     return idx;
   }
@@ -301,7 +300,7 @@ class PySession {
     if (overflow_) {
       SinkPtr& sink = p.sinks[param];
       sink = std::make_shared<OverflowSink>();
-      encoder_.set_target(sink, true, true);
+      encoder_.set_target(sink, true);
     }
     w.begin_array();
     encoder_.tensor_named(w, grad, name + "." + param);
@@ -340,15 +339,14 @@ class PySession {
   }
 
   // EntryBuilder::part; under overflow_check the part's tensors mark the entry's sink.
-  // lazy: the records are rendered only if the entry overflows (ArgEncoder::set_target).
   template <typename Fn>
-  void part(EntryBuilder& e, const char* key, bool output_side, Fn&& fn, bool lazy = true) {
+  void part(EntryBuilder& e, const char* key, bool output_side, Fn&& fn) {
     if (!overflow_) {
       e.part(key, std::forward<Fn>(fn));
       return;
     }
     if (!e.sink) e.sink = std::make_shared<OverflowSink>();
-    encoder_.set_target(e.sink, output_side, lazy);
+    encoder_.set_target(e.sink, output_side);
     try {
       e.part(key, std::forward<Fn>(fn));
     } catch (...) {
@@ -432,10 +430,8 @@ class PySession {
   void deliver_overflow(const std::string& name, const std::string& text, const SinkPtr& sink,
                         int64_t source, double time) {
     if (!sink || !sink->overflowed()) return;
-    std::string full = text;
-    encoder_.render_held(full, *sink);
     encoder_.save_held(*sink);
-    session_.emit_entry(name, full);
+    session_.emit_entry(name, text);
     const ApiOfEntry a = api_of_entry(name);
     if (a.direction == "forward" && (name.rfind("Module.", 0) == 0 || name.rfind("Cell.", 0) == 0))
       forward_overflowed_.insert(a.api);  // 1.2.1 then writes its parameters_grad placeholder
@@ -483,11 +479,8 @@ class PySession {
       first = false;
       append_json_string(text, pname);
       text += ": ";
-      if (over) {
-        encoder_.render_held(r->second, *sk->second);
-        overflowing.push_back(pname);
-      }
       text += over ? r->second : "[\n    null\n   ]";
+      if (over) overflowing.push_back(pname);
     }
     text += first ? "}" : "\n  }";
     if (!first && !session_.overflow_terminated() && !session_.disabled()) {

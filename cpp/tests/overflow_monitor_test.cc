@@ -1,5 +1,5 @@
-// overflow_check bookkeeping: the overflow test (statistics rule and the bit scan), culprit
-// classification, API grouping, the limit, overflow_summary.json and the first-overflow message.
+// overflow_check bookkeeping: the overflow test, culprit classification, API grouping, the limit,
+// overflow_summary.json and the first-overflow message.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +7,6 @@
 
 #include "msprobe/dump/overflow_monitor.h"
 #include "msprobe/format/json_value.h"
-#include "msprobe/stats/nonfinite.h"
 
 namespace msprobe {
 namespace {
@@ -155,70 +154,6 @@ TEST(OverflowMonitor, FirstOverflowMessageNamesApiStepRankAndSource) {
   EXPECT_EQ(first_overflow_message(p, 0, -1),
             "overflow_check: first inf/NaN at Tensor.sum.0.forward (step 0, not distributed): it received "
             "inf/NaN (an input already held one: its producer was not recorded)");
-}
-
-}  // namespace
-}  // namespace msprobe
-
-namespace msprobe {
-namespace {
-
-TensorView view_of(const void* data, DType dt, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
-  TensorView t;
-  t.data = data;
-  t.dtype = dt;
-  t.shape = std::move(shape);
-  t.strides = std::move(strides);
-  return t;
-}
-
-TEST(NonFiniteScan, AgreesWithTheStatisticsRule) {
-  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  // Every position of a non-finite value, across block boundaries, and finite extremes.
-  for (int64_t n : {1, 7, 255, 256, 257, 1000}) {
-    for (float bad : {inf, -inf, nan}) {
-      for (int64_t at : {int64_t(0), n / 2, n - 1}) {
-        std::vector<float> v(n, 1.5f);
-        v[0] = 3.4e38f;
-        v[at] = bad;
-        TensorView t = view_of(v.data(), DType::kFloat32, {n});
-        EXPECT_TRUE(has_nonfinite(t)) << n << " " << at;
-        EXPECT_EQ(has_nonfinite(t), stats_overflow(compute_stats(t, false)));
-      }
-    }
-    std::vector<float> ok(n, -3.4e38f);
-    EXPECT_FALSE(has_nonfinite(view_of(ok.data(), DType::kFloat32, {n})));
-  }
-  // fp16: 65504 is finite, 0x7c00 is inf; bf16: 0x7f80 inf, 0x7fc0 NaN; fp64.
-  std::vector<uint16_t> h = {0x3c00, 0x7bff, 0xfbff};
-  EXPECT_FALSE(has_nonfinite(view_of(h.data(), DType::kFloat16, {3})));
-  h[1] = 0x7c00;
-  EXPECT_TRUE(has_nonfinite(view_of(h.data(), DType::kFloat16, {3})));
-  std::vector<uint16_t> b = {0x3f80, 0x7f7f};
-  EXPECT_FALSE(has_nonfinite(view_of(b.data(), DType::kBFloat16, {2})));
-  b[0] = 0x7fc0;
-  EXPECT_TRUE(has_nonfinite(view_of(b.data(), DType::kBFloat16, {2})));
-  std::vector<double> d = {1e308, -1e308};
-  EXPECT_FALSE(has_nonfinite(view_of(d.data(), DType::kFloat64, {2})));
-  d[1] = -std::numeric_limits<double>::infinity();
-  EXPECT_TRUE(has_nonfinite(view_of(d.data(), DType::kFloat64, {2})));
-  // complex64: a NaN imaginary part.
-  std::vector<float> c = {1.f, 2.f, 3.f, nan};
-  EXPECT_TRUE(has_nonfinite(view_of(c.data(), DType::kComplex64, {2})));
-  // Integers and bools never hold inf/NaN, whatever their bits.
-  std::vector<int32_t> ints = {0x7f800000, -1};
-  EXPECT_FALSE(has_nonfinite(view_of(ints.data(), DType::kInt32, {2})));
-}
-
-TEST(NonFiniteScan, StridedViewsSeeOnlyTheirElements) {
-  const float inf = std::numeric_limits<float>::infinity();
-  // A 4x4 matrix; its transpose view and a column view.
-  std::vector<float> m(16, 0.f);
-  m[5] = inf;  // row 1, column 1
-  EXPECT_TRUE(has_nonfinite(view_of(m.data(), DType::kFloat32, {4, 4}, {1, 4})));
-  EXPECT_TRUE(has_nonfinite(view_of(m.data() + 1, DType::kFloat32, {4}, {4})));   // column 1
-  EXPECT_FALSE(has_nonfinite(view_of(m.data() + 2, DType::kFloat32, {4}, {4})));  // column 2
-  EXPECT_FALSE(has_nonfinite(view_of(m.data(), DType::kFloat32, {0})));
 }
 
 }  // namespace
