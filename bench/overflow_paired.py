@@ -45,6 +45,7 @@ def main():
     work = tempfile.mkdtemp(prefix="msprobe_paired_")
     wall = {t: [] for t in TASKS}
     cpu = {t: [] for t in TASKS}
+    rounds = []  # per round: {task: median wall step}
 
     def step(dbg):
         t0, c0 = time.perf_counter(), time.process_time()
@@ -61,6 +62,7 @@ def main():
 
     try:
         for r in range(args.rounds):
+            rounds.append({})
             for task in (TASKS if r % 2 == 0 else TASKS[::-1]):
                 dbg = None
                 if task != "none":
@@ -70,16 +72,24 @@ def main():
                                    "level": "L1", "overflow_check": {"overflow_nums": -1}}, f)
                     dbg = PrecisionDebugger(config_path=cfg)
                 step(dbg)  # warmup
+                times = []
                 for _ in range(args.steps):
                     w, c = step(dbg)
+                    times.append(w)
                     wall[task].append(w)
                     cpu[task].append(c)
+                rounds[-1][task] = statistics.median(times)
                 if dbg:
                     PrecisionDebugger._reset_for_tests()
                     shutil.rmtree(os.path.join(work, f"dump_{r}_{task}"), ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    # The tasks of one round ran within seconds of each other: their difference is much less
+    # affected by slow drifts of the machine than pooled medians are.
+    diffs = [(r["overflow_check"] - r["statistics"]) / r["none"] for r in rounds]
     result = {"rounds": args.rounds, "steps": args.steps,
+              "round_medians_s": rounds,
+              "median_round_difference": statistics.median(diffs),
               "wall_median_s": {t: statistics.median(v) for t, v in wall.items()},
               "cpu_median_s": {t: statistics.median(v) for t, v in cpu.items()},
               "wall_s": wall, "cpu_s": cpu}
