@@ -13,6 +13,13 @@ Modes:
   mix_statistics  task statistics, level mix (APIs + modules), summary_mode statistics
   L1_md5          task statistics, level L1, summary_mode md5
   L1_tensor       task tensor, level L1 (every API input/output saved as a file)
+  L1_overflow_check  task overflow_check, level L1, overflow_nums -1 (only entries holding
+                  inf/NaN are written)
+
+--finite-mask fills the causal mask with -1e9 instead of -inf. The attention's masked_fill output
+holds -inf otherwise, which overflow_check (1.2.1's rule: Max or Min inf/NaN) reports in every
+layer of every step; with a finite mask nothing overflows (same computation, same cost), which
+is what bench/run_overflow_benchmarks.py measures.
 
 Every step (warmup and timed) is dumped (config "step": []). A timed step is
 debugger.start(model) .. debugger.step() inclusive: forward, loss, backward, AdamW step, timed
@@ -30,7 +37,7 @@ import sys
 import tempfile
 import time
 
-MODES = ("none", "off", "L1_statistics", "mix_statistics", "L1_md5", "L1_tensor")
+MODES = ("none", "off", "L1_statistics", "mix_statistics", "L1_md5", "L1_tensor", "L1_overflow_check")
 
 # mode -> (task, level, summary_mode)
 PROBE_CONFIG = {
@@ -39,12 +46,14 @@ PROBE_CONFIG = {
     "mix_statistics": ("statistics", "mix", "statistics"),
     "L1_md5": ("statistics", "L1", "md5"),
     "L1_tensor": ("tensor", "L1", "statistics"),
+    "L1_overflow_check": ("overflow_check", "L1", "statistics"),
 }
+MASK_VALUE = {"inf": float("-inf"), "finite": -1e9}
 
 VOCAB, D_MODEL, N_HEAD, N_LAYER, SEQ, BATCH = 1024, 256, 4, 4, 128, 8
 
 
-def build_model(torch):
+def build_model(torch, mask_value=float("-inf")):
     nn = torch.nn
     F = torch.nn.functional
 
@@ -63,7 +72,7 @@ def build_model(torch):
             k = k.view(b, t, N_HEAD, hd).transpose(1, 2)
             v = v.view(b, t, N_HEAD, hd).transpose(1, 2)
             att = (q @ k.transpose(-2, -1)) * (1.0 / hd ** 0.5)
-            att = att.masked_fill(self.mask[:, :, :t, :t] == 0, float("-inf"))
+            att = att.masked_fill(self.mask[:, :, :t, :t] == 0, mask_value)
             att = F.softmax(att, dim=-1)
             y = att @ v
             y = y.transpose(1, 2).contiguous().view(b, t, c)
@@ -124,10 +133,24 @@ def write_config(path, dump_path, mode):
         "statistics": {"scope": [], "list": [], "data_mode": ["all"],
                        "summary_mode": summary_mode},
         "tensor": {"scope": [], "list": [], "data_mode": ["all"], "file_format": "npy"},
+        "overflow_check": {"overflow_nums": -1, "check_mode": "all"},
     }
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
     with os.fdopen(fd, "w") as f:
         json.dump(cfg, f, indent=2)
+
+
+def dump_entries(dump_path):
+    """Entries written to the dump.json files (overflow_check writes only the overflowing ones)."""
+    n = 0
+    for dirpath, _, files in os.walk(dump_path):
+        if "dump.json" in files:
+            try:
+                with open(os.path.join(dirpath, "dump.json")) as f:
+                    n += len(json.load(f).get("data", {}))
+            except (OSError, ValueError):
+                pass
+    return n
 
 
 def peak_rss_kb():
@@ -149,6 +172,8 @@ def main():
                     help="work folder for config.json and the dump (kept; the caller removes it). "
                          "Default: a temporary folder removed at exit")
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--finite-mask", action="store_true",
+                    help="causal mask -1e9 instead of -inf (nothing overflows)")
     ap.add_argument("--out", required=True, help="result JSON file")
     args = ap.parse_args()
 
@@ -166,7 +191,7 @@ def main():
     torch.manual_seed(args.seed)
     torch.use_deterministic_algorithms(True)
 
-    model = build_model(torch)
+    model = build_model(torch, MASK_VALUE["finite" if args.finite_mask else "inf"])
     opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
     g = torch.Generator().manual_seed(args.seed + 1)
     n_steps = args.warmup + args.steps
@@ -219,6 +244,7 @@ def main():
 
     result = {
         "mode": args.mode,
+        "finite_mask": args.finite_mask,
         "package": package,
         "msprobe_dir": msprobe_file,
         "python": sys.executable,
@@ -238,6 +264,7 @@ def main():
         "peak_rss_kb": peak_after_steps,
         "writer_memory_mb": writer_mb,
         "dump_path": dump_path if probing else None,
+        "dump_entries": dump_entries(dump_path) if probing else None,
     }
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)

@@ -46,6 +46,18 @@ RSS_SLACK = 0.10           # tensor peak RSS <= (none RSS + writer bound) * 1.10
 BANDWIDTH_TARGET = 0.50    # compute_stats >= 50% of single-core memcpy bandwidth
 
 
+def shown_path(path):
+    """A path as the results print it: relative to the repository root, so that no file names
+    this machine's folders."""
+    return os.path.relpath(path, ROOT) if os.path.isabs(path) else path
+
+
+def shown_command(script):
+    """The command line of this run, its absolute paths shown relative to the repository root."""
+    return " ".join(["python", script] + [shown_path(a) if os.path.isabs(a) else a
+                                           for a in sys.argv[1:]])
+
+
 def log(msg):
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
@@ -289,7 +301,9 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
       "do not edit by hand, rerun instead. PyTorch; the MindSpore benchmark is "
       "[bench/RESULTS_mindspore.md](bench/RESULTS_mindspore.md) (`bench/run_ms_benchmarks.py`). "
       "The HTML report's size and load time: [bench/RESULTS_report.md](bench/RESULTS_report.md) "
-      "(`bench/report_bench.py`).")
+      "(`bench/report_bench.py`). "
+      "The overflow_check benchmark: [bench/RESULTS_overflow.md](bench/RESULTS_overflow.md) "
+      "(`bench/run_overflow_benchmarks.py`; its target rows are copied into the table below).")
     w("")
     w(f"- Date: {meta['date']} (wall time {meta['wall_min']:.0f} min). Command: "
       f"`{meta['argv']}`; reproduce with `python bench/run_benchmarks.py`.")
@@ -301,7 +315,7 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
     w(f"- Ours: commit {meta['commit']}"
       + (f" plus uncommitted changes in {', '.join(meta['dirty'])}" if meta['dirty'] else "")
       + f", built by `scripts/dev_build.sh bench` (not installed). Original: mindstudio-probe "
-        f"1.2.1 in `{args.orig_python}` (own virtual environment, no PYTHONPATH).")
+        f"1.2.1 in `{shown_path(args.orig_python)}` (own virtual environment, no PYTHONPATH).")
     w(f"- Workload (`bench/gpt_step.py`): GPT-style decoder (4 layers, d_model 256, 4 heads, "
       f"sequence 128, batch 8, vocabulary 1024, explicit attention), cross-entropy, AdamW. One "
       f"timed step = `debugger.start(model)` .. `debugger.step()` inclusive (forward, backward, "
@@ -406,6 +420,14 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
             row("statistics kernel bandwidth / single-core memcpy bandwidth",
                 "could not parse the microbenchmark output", "", f"≥ {BANDWIDTH_TARGET:.0%}",
                 None)
+    # overflow_check: its own side-by-side run (bench/run_overflow_benchmarks.py), rows copied.
+    ovf_path = os.path.join(ROOT, "bench", "RESULTS_overflow.json")
+    if os.path.exists(ovf_path):
+        with open(ovf_path) as f:
+            ovf = json.load(f)
+        for t in ovf.get("targets", []):
+            row(f"{t['name']} ([overflow run]({os.path.join('bench', 'RESULTS_overflow.md')}) of "
+                f"{ovf.get('date')})", t["measured"], t["cpu"], t["limit"], t["ok"])
     w("")
     nfail = sum(1 for v in verdicts if v is False)
     w(f"{sum(1 for v in verdicts if v)} passed, {nfail} failed"
@@ -663,7 +685,7 @@ def main():
         "torch": torch_v,
     }
     meta["commit"], meta["dirty"] = git_state()
-    meta["argv"] = " ".join(["python", "bench/run_benchmarks.py"] + sys.argv[1:])
+    meta["argv"] = shown_command("bench/run_benchmarks.py")
     with open(os.path.join(args.results_dir, "wrapper_cost.json"), "w") as f:
         json.dump(wrapper_costs, f, indent=1)
     nfail = write_report(args.out, args, groups, micro, meta, wrapper_costs)

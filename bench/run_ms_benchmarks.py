@@ -104,7 +104,7 @@ def write_report(path, args, groups, meta):
     w(f"- Ours: commit {meta['commit']}"
       + (f" plus uncommitted changes in {', '.join(meta['dirty'])}" if meta['dirty'] else "")
       + f", run by `{args.ours_python}` with the tree's build on PYTHONPATH (not installed). "
-        f"Original: mindstudio-probe 1.2.1 in `{args.orig_python}` (own virtual environment, no "
+        f"Original: mindstudio-probe 1.2.1 in `{rb.shown_path(args.orig_python)}` (own virtual environment, no "
         f"PYTHONPATH), with `tests/mindspore/orig_shim.py` applied first: 1.2.1 imports a "
         f"MindSpore name that 2.7 renamed, and calls `mint.norm`, which has no CPU kernel; the "
         f"shim restores the name and lets 1.2.1 fall back to `ops.norm` (same values).")
@@ -269,7 +269,7 @@ def main():
     commit, dirty = rb.git_state()
     ms_version = next((r.get("mindspore") for r in runner.results), "?")
     meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
-            "wall_min": (time.time() - t0) / 60, "argv": " ".join(["python"] + sys.argv),
+            "wall_min": (time.time() - t0) / 60, "argv": rb.shown_command("bench/run_ms_benchmarks.py"),
             "machine": rb.machine_description(), "load_start": load_start,
             "load_end": " ".join(f"{x:.1f}" for x in os.getloadavg()),
             "commit": commit, "dirty": dirty, "mindspore": ms_version}

@@ -115,7 +115,7 @@ INVALID = [
     ("file_format_unknown", {"task": "tensor", "tensor": {"file_format": "pt"}}, {},
      ['"tensor.file_format" must be one of npy, bin, got "pt"']),
     ("overflow_nums_string", {"task": "overflow_check", "overflow_check": {"overflow_nums": "1"}}, {},
-     ['"overflow_check.overflow_nums" must be an integer', 'got "1"']),
+     ['"overflow_check.overflow_nums" must be -1 (no limit) or an integer >= 0 (0 means 1)', 'got "1"']),
     ("overflow_nums_zero_ms", {"task": "overflow_check", "overflow_check": {"overflow_nums": 0}},
      {"framework": "mindspore"}, ['"overflow_check.overflow_nums" must be -1 (no limit) or an integer > 0, got 0']),
     ("check_mode_unknown", {"task": "overflow_check", "overflow_check": {"check_mode": "vector"}}, {},

@@ -4,6 +4,7 @@
 #include <Python.h>
 
 #include "msprobe/base/error.h"
+#include "msprobe/dump/overflow_monitor.h"
 #include "msprobe/format/npy_writer.h"
 #include "msprobe/format/pt_writer.h"
 #include "tensor_from_python.h"
@@ -144,9 +145,15 @@ void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const st
   }
   std::string file_contents;
   const bool save = s_.tensor_task();
-  const std::string data_name = save ? stem + s_.tensor_extension() : std::string();
+  // overflow_check names every tensor's file; the files are written if the entry overflows.
+  const std::string data_name =
+      save || s_.overflow_task() ? stem + s_.tensor_extension() : std::string();
   // The GIL stays held: session state is guarded by it (hooks may run on other threads).
   stats = compute_stats(pt.view, opt.want_crc);
+  if (sink_) {
+    if (stats_overflow(stats)) (sink_output_ ? sink_->outputs : sink_->inputs) = true;
+    sink_->held.push_back(HeldTensor{host.is_valid() ? host : nb::borrow(v), stem, pt.requires_grad});
+  }
   uint32_t data_crc = 0;
   if (save) {
     file_contents = opt.framework == Framework::kPyTorch
@@ -158,6 +165,19 @@ void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const st
   if (save && !(opt.framework == Framework::kPyTorch &&
                 save_or_link(v, pt, data_crc, data_name, file_contents)))
     s_.save_tensor_file(data_name, std::move(file_contents));
+}
+
+void ArgEncoder::save_held(OverflowSink& sink) {
+  const TensorRecordOptions& opt = s_.record_options();
+  for (HeldTensor& h : sink.held) {
+    PyTensor pt;
+    if (!view_tensor(h.tensor, pt) || pt.view.data == nullptr) continue;
+    std::string contents = opt.framework == Framework::kPyTorch
+                               ? encode_pt(pt.view, h.stem, h.requires_grad, nullptr)
+                               : encode_npy(pt.view);
+    s_.save_tensor_file(h.stem + s_.tensor_extension(), std::move(contents));
+  }
+  sink.held.clear();
 }
 
 void ArgEncoder::tensor_named(JsonWriter& w, nb::handle v, const std::string& data_name_stem) {
@@ -174,7 +194,7 @@ void ArgEncoder::defer(JsonWriter& w, nb::handle v, std::string stem) {
   marker += kDeferredMark;
   w.raw(marker);
   if (deferred_.empty()) oldest_deferred_ = std::chrono::steady_clock::now();
-  deferred_.push_back(Deferred{id, nb::borrow(v), std::move(stem), depth});
+  deferred_.push_back(Deferred{id, nb::borrow(v), std::move(stem), depth, sink_, sink_output_});
 }
 
 double ArgEncoder::deferred_age_s() const {
@@ -191,6 +211,7 @@ std::vector<std::pair<uint64_t, std::string>> ArgEncoder::render_deferred() {
   for (Deferred& d : items) {
     std::string text;
     JsonWriter w(text, d.depth);
+    set_target(d.sink, d.output_side);
     // The same rendering as value() gives an object it reads at once: a tensor view, else
     // the adapter's description of it.
     try {
@@ -208,6 +229,7 @@ std::vector<std::pair<uint64_t, std::string>> ArgEncoder::render_deferred() {
     }
     out.emplace_back(d.id, std::move(text));
   }
+  set_target(nullptr, false);
   return out;
 }
 

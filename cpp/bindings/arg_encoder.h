@@ -10,6 +10,7 @@
 
 #include "msprobe/dump/dump_session.h"
 #include "msprobe/format/json_writer.h"
+#include "overflow_sink.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;
@@ -45,6 +46,15 @@ class ArgEncoder {
   // Writes a tensor whose file is named exactly `data_name_stem` + extension (parameters_grad).
   void tensor_named(JsonWriter& w, nb::handle v, const std::string& data_name_stem);
 
+  // overflow_check: the entry part written next marks `sink` (inputs or outputs side) when a
+  // tensor holds inf/NaN, and its tensors are held there instead of saved (nullptr: none).
+  void set_target(SinkPtr sink, bool output_side) {
+    sink_ = std::move(sink);
+    sink_output_ = output_side;
+  }
+  // Writes the files of the tensors an overflowing entry held.
+  void save_held(OverflowSink& sink);
+
   // Deferred values written as markers and not rendered yet.
   size_t deferred_count() const { return deferred_.size(); }
   // Seconds since the oldest unrendered deferred value was written (0 when none).
@@ -67,6 +77,8 @@ class ArgEncoder {
     nb::object value;
     std::string stem;
     int depth;
+    SinkPtr sink;  // overflow_check: the entry part it belongs to
+    bool output_side;
   };
   std::vector<Deferred> deferred_;
   uint64_t next_deferred_id_ = 1;
@@ -88,6 +100,8 @@ class ArgEncoder {
 
   DumpSession& s_;
   const PythonTypes& types_;
+  SinkPtr sink_;
+  bool sink_output_ = false;
   std::unordered_map<PyObject*, SavedTensor> saved_;
 };
 

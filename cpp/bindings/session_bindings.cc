@@ -6,14 +6,18 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "arg_encoder.h"
 #include "msprobe/base/error.h"
 #include "msprobe/dump/dump_session.h"
+#include "msprobe/dump/overflow_monitor.h"
+#include "overflow_sink.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -47,6 +51,14 @@ class EntryBuilder {
   void append(EntryBuilder&& other) {
     for (auto& p : other.parts_) parts_.push_back(std::move(p));
   }
+  SinkPtr sink;  // overflow_check: what the parts saw
+  // overflow_check: decided already (no inf/NaN, no value still to read): nothing to write.
+  bool finite_and_complete() const {
+    if (!sink || sink->overflowed()) return false;
+    for (const auto& p : parts_)
+      if (p.find(kDeferredMark) != std::string::npos) return false;
+    return true;
+  }
 
  private:
   std::vector<std::string> parts_;
@@ -56,12 +68,29 @@ class EntryBuilder {
 struct PendingParamGrads {
   std::vector<std::string> names;
   std::unordered_map<std::string, std::string> rendered;  // param → "[...]" text at depth 3
+  std::unordered_map<std::string, SinkPtr> sinks;         // overflow_check: per parameter
+  std::vector<std::string> arrival;                        // parameters in gradient order
+};
+
+// An entry on its way to the session, waiting for deferred values when it holds some.
+struct QueuedEntry {
+  std::string name;
+  std::string text;
+  SinkPtr sink;        // overflow_check: what its tensors held
+  int64_t source;      // overflow_check: the user's frame, or -1
+  double time;         // overflow_check: when the call ended
+  bool has_entry = true;
+  bool has_stack = false;  // overflow_check: the forward's stack.json member goes with it
+  std::vector<uint32_t> frames;
+  int64_t place = -1;      // where in the step's entries it goes (DumpSession::mark_place)
 };
 
 class PySession {
  public:
   PySession(const DumpConfig& cfg, const std::string& framework, size_t writer_memory_mb)
-      : session_(cfg, options(framework, writer_memory_mb)), encoder_(session_, types_) {}
+      : session_(cfg, options(framework, writer_memory_mb)),
+        encoder_(session_, types_),
+        overflow_(session_.overflow_task()) {}
 
   static SessionOptions options(const std::string& framework, size_t mb) {
     SessionOptions o;
@@ -78,6 +107,13 @@ class PySession {
     types_.fallback = std::move(fallback);
     types_.to_host = std::move(to_host);
     internal_prefix_ = std::move(internal_prefix);
+  }
+
+  // overflow_check: report(level, message) logs the first overflow and the step results;
+  // library_prefixes are the folders whose frames are not the user's code.
+  void set_overflow_reporting(nb::object report, std::vector<std::string> library_prefixes) {
+    overflow_report_ = std::move(report);
+    session_.set_library_prefixes(std::move(library_prefixes));
   }
 
   // Deferred reads: values of type `deferred` are rendered by resolve() at the latest when
@@ -101,6 +137,7 @@ class PySession {
     flush_param_grads();
     resolve();
     drop_unresolved();
+    report_step_overflows();
     session_.close();
   }
   void step() {
@@ -109,8 +146,11 @@ class PySession {
     pending_.clear();  // calls without a post hook: their entries are never written
     drop_unresolved();
     param_places_.clear();
+    report_step_overflows();
     session_.step();
     encoder_.clear_saved();
+    forward_source_.clear();
+    forward_overflowed_.clear();
   }
 
   // Reads every deferred value and writes the entries that were waiting for them, in order.
@@ -130,8 +170,8 @@ class PySession {
     session_.record_parent(name);
     EntryBuilder& e = pending_[name];
     if (session_.data_mode().allows(true, true) && session_.scope().check(name)) {
-      e.part("input_args", [&](JsonWriter& w) { positional(w, args, name, "input"); });
-      e.part("input_kwargs", [&](JsonWriter& w) { keywords(w, kwargs, name); });
+      part(e, "input_args", false, [&](JsonWriter& w) { positional(w, args, name, "input"); });
+      part(e, "input_kwargs", false, [&](JsonWriter& w) { keywords(w, kwargs, name); });
     }
     return idx;
   }
@@ -150,9 +190,21 @@ class PySession {
     // The stack follows the scope filter but not data_mode (as in the original).
     const bool in_scope = session_.scope().check(name);
     if (in_scope && session_.data_mode().allows(true, false))
-      e.part("output", [&](JsonWriter& w) { as_list(w, output, name, "output"); });
-    if (!e.empty()) emit(name, e.finish());
-    if (in_scope) session_.emit_stack(name, capture_stack());
+      part(e, "output", true, [&](JsonWriter& w) { as_list(w, output, name, "output"); });
+    if (in_scope) {
+      std::vector<uint32_t> frames = capture_stack();
+      if (overflow_) {
+        const int64_t source = session_.user_frame(frames);
+        forward_source_[api + "." + std::to_string(idx)] = source;
+        emit_overflow_forward(name, e, source, std::move(frames));
+      } else {
+        if (!e.empty()) emit(name, e.finish());
+        session_.emit_stack(name, frames);
+      }
+    } else if (!e.empty() && !overflow_) {
+      // The scope's last API: its inputs only (1.2.1 writes nothing of it under overflow_check).
+      emit(name, e.finish());
+    }
     maybe_resolve();
     return in_scope && session_.data_mode().backward();
   }
@@ -162,8 +214,9 @@ class PySession {
   void api_backward(const std::string& api, int64_t idx, nb::handle grad_outputs,
                     nb::handle grad_inputs) {
     if (session_.disabled()) return;
+    if (session_.overflow_terminated()) return;
     const std::string name = api + "." + std::to_string(idx) + ".backward";
-    backward_entry(name, grad_outputs, grad_inputs, true);
+    backward_entry(name, grad_outputs, grad_inputs, true, api + "." + std::to_string(idx));
     maybe_resolve();
   }
 
@@ -187,13 +240,13 @@ class PySession {
       EntryBuilder e;
       const auto& dm = session_.data_mode();
       if (dm.allows(true, true)) {
-        e.part("input_args", [&](JsonWriter& w) { positional(w, args, name, "input"); });
-        e.part("input_kwargs", [&](JsonWriter& w) { keywords(w, kwargs, name); });
+        part(e, "input_args", false, [&](JsonWriter& w) { positional(w, args, name, "input"); });
+        part(e, "input_kwargs", false, [&](JsonWriter& w) { keywords(w, kwargs, name); });
       }
       if (dm.allows(true, false))
-        e.part("output", [&](JsonWriter& w) { as_list(w, output, name, "output"); });
+        part(e, "output", true, [&](JsonWriter& w) { as_list(w, output, name, "output"); });
       if (!e.empty()) {
-        e.part("parameters", [&](JsonWriter& w) {
+        part(e, "parameters", false, [&](JsonWriter& w) {
           w.begin_object();
           PyObject *k, *v;
           Py_ssize_t pos = 0;
@@ -207,8 +260,15 @@ class PySession {
           w.end_object();
         });
       }
-      if (!e.empty()) emit(name, e.finish());
-      session_.emit_stack(name, capture_stack());  // follows the scope, not data_mode
+      std::vector<uint32_t> frames = capture_stack();
+      if (overflow_) {
+        const int64_t source = session_.user_frame(frames);
+        forward_source_[api_of_entry(name).api] = source;
+        emit_overflow_forward(name, e, source, std::move(frames));
+      } else {
+        if (!e.empty()) emit(name, e.finish());
+        session_.emit_stack(name, frames);  // follows the scope, not data_mode
+      }
       collected = true;
       // 1.2.1 writes the module's parameters_grad right here (a placeholder filled later).
       if (dm.backward() && !params.is_none() && PyDict_Size(params.ptr()) > 0) {
@@ -226,7 +286,7 @@ class PySession {
   // Module full backward hook: grad_output flows in ("input"), grad_input out ("output").
   void module_post_backward(const std::string& name, nb::handle grad_input,
                             nb::handle grad_output) {
-    if (session_.switch_on()) backward_entry(name, grad_output, grad_input, false);
+    if (session_.switch_on()) backward_entry(name, grad_output, grad_input, false, api_of_entry(name).api);
     session_.pop_module(name);
     session_.scope().end_module(name);
     maybe_resolve();
@@ -245,9 +305,16 @@ class PySession {
     }
     std::string text;
     JsonWriter w(text, 3);
+    if (overflow_) {
+      SinkPtr& sink = p.sinks[param];
+      sink = std::make_shared<OverflowSink>();
+      encoder_.set_target(sink, true);
+    }
     w.begin_array();
     encoder_.tensor_named(w, grad, name + "." + param);
     w.end_array();
+    encoder_.set_target(nullptr, false);
+    if (!p.rendered.count(param)) p.arrival.push_back(param);
     p.rendered[param] = std::move(text);
     if (p.rendered.size() >= p.names.size()) write_param_grads(name);
     maybe_resolve();
@@ -259,21 +326,51 @@ class PySession {
   DumpSession& core() { return session_; }
 
  private:
-  void backward_entry(const std::string& name, nb::handle in, nb::handle out, bool is_api) {
+  // forward_key: the forward call whose source line a backward overflow reports.
+  void backward_entry(const std::string& name, nb::handle in, nb::handle out, bool is_api,
+                      const std::string& forward_key) {
     if (is_api) session_.record_parent(name);  // modules recorded theirs in module_pre
     if (!session_.scope().check(name)) return;
     EntryBuilder e;
     const auto& dm = session_.data_mode();
     if (dm.allows(false, true))
-      e.part("input", [&](JsonWriter& w) { as_list(w, in, name, "input"); });
+      part(e, "input", false, [&](JsonWriter& w) { as_list(w, in, name, "input"); });
     if (dm.allows(false, false))
-      e.part("output", [&](JsonWriter& w) { as_list(w, out, name, "output"); });
-    if (!e.empty()) emit(name, e.finish());
+      part(e, "output", true, [&](JsonWriter& w) { as_list(w, out, name, "output"); });
+    if (e.empty() || e.finite_and_complete()) return;
+    int64_t source = -1;
+    if (overflow_) {
+      auto it = forward_source_.find(forward_key);
+      if (it != forward_source_.end()) source = it->second;
+    }
+    emit(name, e.finish(), e.sink, source);
+  }
+
+  // EntryBuilder::part; under overflow_check the part's tensors mark the entry's sink.
+  template <typename Fn>
+  void part(EntryBuilder& e, const char* key, bool output_side, Fn&& fn) {
+    if (!overflow_) {
+      e.part(key, std::forward<Fn>(fn));
+      return;
+    }
+    if (!e.sink) e.sink = std::make_shared<OverflowSink>();
+    encoder_.set_target(e.sink, output_side);
+    try {
+      e.part(key, std::forward<Fn>(fn));
+    } catch (...) {
+      encoder_.set_target(nullptr, false);
+      throw;
+    }
+    encoder_.set_target(nullptr, false);
   }
 
   void write_param_grads(const std::string& name) {
     auto it = param_grads_.find(name);
     if (it == param_grads_.end()) return;
+    if (overflow_) {
+      write_overflowing_param_grads(name);
+      return;
+    }
     std::string text = "{";
     bool first = true;
     for (const auto& pname : it->second.names) {
@@ -287,18 +384,39 @@ class PySession {
     text += first ? "}" : "\n  }";
     const std::string prefix = name.substr(0, name.size() - std::strlen("parameters_grad"));
     auto place = param_places_.find(prefix);
-    emit(name, std::move(text), place == param_places_.end() ? -1 : place->second);
+    emit(name, std::move(text), nullptr, -1, place == param_places_.end() ? -1 : place->second);
     param_grads_.erase(it);
   }
 
   // Entries go to the session in the order they were made; one that holds deferred values
   // waits (with every later one) until they are rendered. `place`: see DumpSession::mark_place.
-  void emit(const std::string& name, std::string text, int64_t place = -1) {
-    if (queue_.empty() && text.find(kDeferredMark) == std::string::npos) {
-      session_.emit_entry_at(place, name, text);
+  // sink and source (a frame id, or -1): overflow_check, which writes only the entries whose
+  // tensors held inf/NaN, once their values are known.
+  void emit(const std::string& name, std::string text, SinkPtr sink = nullptr, int64_t source = -1,
+            int64_t place = -1) {
+    QueuedEntry q{name, std::move(text), std::move(sink), source, overflow_ ? unix_time() : 0.0};
+    q.place = place;
+    enqueue(std::move(q));
+  }
+
+  // overflow_check, a forward entry: its stack is written when the entry is decided (1.2.1 writes
+  // the stack of every forward call until overflow_nums is reached, and nothing after).
+  void emit_overflow_forward(const std::string& name, EntryBuilder& e, int64_t source,
+                             std::vector<uint32_t> frames) {
+    const bool skip = e.empty() || e.finite_and_complete();
+    QueuedEntry q{name, skip ? std::string() : e.finish(), e.sink, source, unix_time()};
+    q.has_entry = !skip;
+    q.has_stack = true;
+    q.frames = std::move(frames);
+    enqueue(std::move(q));
+  }
+
+  void enqueue(QueuedEntry q) {
+    if (queue_.empty() && q.text.find(kDeferredMark) == std::string::npos) {
+      deliver(q);
       return;
     }
-    queue_.push_back(QueuedEntry{name, std::move(text), place});
+    queue_.push_back(std::move(q));
     drain();
   }
 
@@ -306,9 +424,108 @@ class PySession {
     while (!queue_.empty()) {
       QueuedEntry& q = queue_.front();
       if (!substitute(q.text)) return;
-      session_.emit_entry_at(q.place, q.name, q.text);
+      deliver(q);
       queue_.pop_front();
     }
+  }
+
+  void deliver(const QueuedEntry& q) {
+    if (!overflow_) {
+      session_.emit_entry_at(q.place, q.name, q.text);
+      return;
+    }
+    if (session_.overflow_terminated() || session_.disabled()) return;
+    if (q.has_entry) deliver_overflow(q.name, q.text, q.sink, q.source, q.time);
+    if (q.has_stack) session_.emit_stack(q.name, q.frames);  // also the call that hit the limit
+  }
+
+  void deliver_overflow(const std::string& name, const std::string& text, const SinkPtr& sink,
+                        int64_t source, double time) {
+    if (!sink || !sink->overflowed()) return;
+    encoder_.save_held(*sink);
+    session_.emit_entry(name, text);
+    const ApiOfEntry a = api_of_entry(name);
+    if (a.direction == "forward" && (name.rfind("Module.", 0) == 0 || name.rfind("Cell.", 0) == 0))
+      forward_overflowed_.insert(a.api);  // 1.2.1 then writes its parameters_grad placeholder
+    count_overflow(name, classify_overflow(sink->inputs, sink->outputs), source, time);
+  }
+
+  // One overflowing entry written: counted, the first of the run logged, the limit reported.
+  void count_overflow(const std::string& name, OverflowKind kind, int64_t source, double time) {
+    OverflowEvent ev;
+    ev.entry = name;
+    ev.kind = kind;
+    ev.time = time;
+    session_.describe_frame(source, ev);
+    const std::string first = first_overflow_message(ev, session_.current_step(), session_.rank());
+    if (session_.record_overflow(std::move(ev))) report("WARNING", first);
+    if (session_.overflow_terminated()) {
+      report("INFO", "Reached the preset overflow times, current overflow times: " +
+                         std::to_string(session_.overflow()->total()) + ".");
+    }
+  }
+
+  // parameters_grad under overflow_check (1.2.1): the gradients that overflowed, each counted;
+  // when the module's forward overflowed, every parameter is listed ([null] where finite).
+  void write_overflowing_param_grads(const std::string& name) {
+    auto it = param_grads_.find(name);
+    PendingParamGrads& p = it->second;
+    bool pending = !queue_.empty();
+    for (const auto& [pname, text] : p.rendered) pending |= text.find(kDeferredMark) != std::string::npos;
+    if (pending) {  // the decision needs the values, and entries stay in order
+      resolve();
+      for (auto& [pname, text] : p.rendered) substitute(text);
+    }
+    const std::string module = name.substr(0, name.size() - std::string(".parameters_grad").size());
+    const bool forward_overflowed = forward_overflowed_.count(module) != 0;
+    std::string text = "{";
+    bool first = true;
+    std::vector<std::string> overflowing;
+    // With 1.2.1's placeholder the keys follow the parameters; without it, the gradients' order.
+    for (const auto& pname : forward_overflowed ? p.names : p.arrival) {
+      auto r = p.rendered.find(pname);
+      auto sk = p.sinks.find(pname);
+      const bool over = r != p.rendered.end() && sk != p.sinks.end() && sk->second->overflowed();
+      if (!over && !forward_overflowed) continue;
+      text += first ? "\n   " : ",\n   ";
+      first = false;
+      append_json_string(text, pname);
+      text += ": ";
+      text += over ? r->second : "[\n    null\n   ]";
+      if (over) overflowing.push_back(pname);
+    }
+    text += first ? "}" : "\n  }";
+    if (!first && !session_.overflow_terminated() && !session_.disabled()) {
+      for (const auto& pname : overflowing) encoder_.save_held(*p.sinks[pname]);
+      session_.emit_entry(name, text);
+      int64_t source = -1;
+      if (auto fs = forward_source_.find(module); fs != forward_source_.end()) source = fs->second;
+      for (size_t i = 0; i < overflowing.size(); ++i)
+        count_overflow(name, OverflowKind::kPassedOn, source, unix_time());
+    }
+    param_grads_.erase(it);
+  }
+
+  void report(const char* level, const std::string& message) {
+    if (!overflow_report_.is_valid() || overflow_report_.is_none()) return;
+    try {
+      overflow_report_(level, message);
+    } catch (const nb::python_error&) {
+    }
+  }
+
+  // The end of a step that had overflows: one line pointing at overflow_summary.json.
+  void report_step_overflows() {
+    OverflowMonitor* m = session_.overflow();
+    if (!m || m->step_count() == 0) return;
+    report("WARNING", "overflow_check: step " + std::to_string(session_.current_step()) + ": " +
+                          std::to_string(m->step_count()) + " overflowing entries written (" +
+                          std::to_string(m->step_culprits()) + " produced inf/NaN from finite inputs); see " +
+                          session_.rank_dir() + "/overflow_summary.json");
+  }
+
+  static double unix_time() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   }
 
   // Replaces the markers whose values are rendered; returns whether none is left.
@@ -360,7 +577,8 @@ class PySession {
         out += "null";
         i = end;
       }
-      session_.emit_entry_at(q.place, q.name, out);
+      q.text = std::move(out);
+      deliver(q);
       queue_.pop_front();
     }
   }
@@ -463,11 +681,6 @@ class PySession {
   ArgEncoder encoder_;
   std::string internal_prefix_;
   std::unordered_map<std::string, EntryBuilder> pending_;
-  struct QueuedEntry {
-    std::string name;
-    std::string text;
-    int64_t place;
-  };
   std::deque<QueuedEntry> queue_;                      // entries waiting for deferred values
   std::unordered_map<uint64_t, std::string> resolved_;  // rendered, not yet substituted
   size_t max_deferred_ = 64;
@@ -475,6 +688,11 @@ class PySession {
   std::unordered_map<std::string, PendingParamGrads> param_grads_;
   std::vector<std::string> param_order_;
   std::unordered_map<std::string, int64_t> param_places_;  // module prefix -> parameters_grad place
+  // overflow_check
+  bool overflow_;
+  nb::object overflow_report_;
+  std::unordered_map<std::string, int64_t> forward_source_;  // "api.idx" / module → user frame
+  std::unordered_set<std::string> forward_overflowed_;       // modules whose forward overflowed
 };
 
 }  // namespace
@@ -491,6 +709,8 @@ void bind_session(nb::module_& m) {
       .def("stop", &PySession::stop)
       .def("step", &PySession::step)
       .def("close", &PySession::close)
+      .def("set_overflow_reporting", &PySession::set_overflow_reporting, "report"_a.none(),
+           "library_prefixes"_a)
       .def("set_deferral", &PySession::set_deferral, "deferred_type"_a, "resolve"_a,
            "max_pending"_a = 64, "max_age_s"_a = 0.5)
       .def("resolve", &PySession::resolve)
@@ -506,6 +726,7 @@ void bind_session(nb::module_& m) {
       .def("exit_region", &PySession::exit_region)
       .def_prop_ro("switch_on", [](PySession& s) { return s.core().switch_on(); })
       .def_prop_ro("ended", [](PySession& s) { return s.core().ended(); })
+      .def_prop_ro("overflow_terminated", [](PySession& s) { return s.core().overflow_terminated(); })
       .def_prop_ro("disabled", [](PySession& s) { return s.core().disabled(); })
       .def_prop_ro("disabled_reason", [](PySession& s) { return s.core().disabled_reason(); })
       .def_prop_ro("current_step", [](PySession& s) { return s.core().current_step(); })

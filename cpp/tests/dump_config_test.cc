@@ -231,9 +231,22 @@ TEST(DumpConfig, FileFormat) {
 
 TEST(DumpConfig, OverflowCheck) {
   EXPECT_EQ(cfg(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": -1}})").overflow_nums, -1);
-  EXPECT_EQ(cfg(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": 0}})").overflow_nums, 0);
+  // PyTorch: 0 is read as the default 1 (as 1.2.1's DebuggerConfig does); below -1 is refused.
+  EXPECT_EQ(cfg(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": 0}})").overflow_nums, 1);
+  EXPECT_EQ(cfg(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": 3}})").overflow_nums, 3);
+  EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": -2}})"),
+             "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer >= 0 (0 means 1), got -2");
+  EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": true}})"),
+             "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer >= 0 (0 means 1), got true");
+  EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": 1.5}})", Framework::kMindSpore),
+             "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer > 0, got 1.5");
+  // MindSpore's overflow_check ignores data_mode (1.2.1 forces ["all"]); PyTorch honours it.
+  EXPECT_EQ(cfg(R"({"task": "overflow_check", "overflow_check": {"data_mode": ["nonsense"]}})",
+                Framework::kMindSpore).data_mode, std::vector<std::string>{"all"});
+  EXPECT_EQ(cfg(R"({"task": "overflow_check", "overflow_check": {"data_mode": ["forward"]}})").data_mode,
+            std::vector<std::string>{"forward"});
   EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": "1"}})"),
-             "\"overflow_check.overflow_nums\" must be an integer");
+             "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer >= 0 (0 means 1), got \"1\"");
   EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": 0}})", Framework::kMindSpore),
              "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer > 0, got 0");
   EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"check_mode": "vector"}})"),

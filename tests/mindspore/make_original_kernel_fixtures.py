@@ -33,7 +33,8 @@ def main():
             dest = os.path.join(OUT, name)
             shutil.rmtree(dest, ignore_errors=True)
             os.makedirs(dest)
-            for fname in ("kernel_kbyk_dump.json", "kernel_graph_dump.json"):
+            for fname in ("kernel_kbyk_dump.json", "kernel_graph_dump.json",
+                          "kernel_graph_overflow_check.json"):
                 src = os.path.join(work, "dump", fname)
                 if os.path.exists(src):
                     # The absolute dump path differs per run: keep it as a placeholder.

@@ -31,7 +31,7 @@ def run(tmp_path, body):
     ("config_path=['x']", "'config_path' must be a str"),
     ("step=3", "'step' must be a list"),
     ("config_path='missing.json'", "missing.json"),
-    ("task='overflow_check'", "not supported"),
+    ("task='free_benchmark'", "not supported"),
 ])
 def test_constructor_errors(tmp_path, kwargs, expected):
     out = run(tmp_path, f"show(lambda: PrecisionDebugger({kwargs}))")

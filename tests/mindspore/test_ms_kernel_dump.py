@@ -65,14 +65,17 @@ def test_dump_config_matches_original(tmp_path, name):
     ours = (tmp_path / "dump" / fname).read_text().replace(json.dumps(dump), '"<dump_path>"')
     golden = open(os.path.join(FIXTURES, name, fname)).read()
     assert ours == golden
-    if case["config"]["task"] == "statistics":
+    task = case["config"]["task"]
+    if task in ("statistics", "overflow_check"):
         # CPU: MindSpore is given the same settings with saved_data "tensor" (documented).
-        staged = os.path.join("dump", "kernel_dump_cpu_staging.json")
+        staged = os.path.join("dump", "kernel_dump_cpu_staging.json" if task == "statistics"
+                              else "kernel_overflow_cpu_staging.json")
         assert env["MINDSPORE_DUMP_CONFIG"] == staged
         expected = {k: (staged if v else None) for k, v in golden_env.items()}
         assert env == expected
         staged_text = (tmp_path / staged).read_text().replace(json.dumps(dump), '"<dump_path>"')
-        assert staged_text == golden.replace('"saved_data": "statistic"', '"saved_data": "tensor"')
+        saved = '"saved_data": "statistic"' if task == "statistics" else '"saved_data": "full"'
+        assert staged_text == golden.replace(saved, '"saved_data": "tensor"')
     else:
         assert env == golden_env
 

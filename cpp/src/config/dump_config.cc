@@ -395,7 +395,9 @@ void parse_dump_section(const Checker& ck, const JsonValue* sec, DumpConfig& c) 
   if (sec) {
     if (const JsonValue* v = sec->find("scope")) c.scope = ck.string_list(*v, t + ".scope");
     if (const JsonValue* v = sec->find("list")) c.list = ck.string_list(*v, t + ".list");
-    if (const JsonValue* v = sec->find("data_mode")) {
+    // MindSpore's overflow_check always collects everything (1.2.1 sets data_mode ["all"]).
+    const bool ms_overflow = !pytorch && t == "overflow_check";
+    if (const JsonValue* v = sec->find("data_mode"); v && !ms_overflow) {
       c.data_mode = parse_data_mode(ck, *v, t + ".data_mode", !pytorch && c.level == "L2");
     }
     if (t == "statistics") {
@@ -435,7 +437,12 @@ void parse_dump_section(const Checker& ck, const JsonValue* sec, DumpConfig& c) 
       if (const JsonValue* v = sec->find("overflow_nums")) {
         const std::string field = t + ".overflow_nums";
         if (pytorch) {
-          c.overflow_nums = ck.integer(*v, field, "must be an integer (-1 = no limit)");
+          // 1.2.1 (PyTorch) checks only the type and reads 0 as the default 1; a value below -1
+          // would end the dump before it starts, so it is refused here (docs/compatibility.md).
+          const char* rule = "must be -1 (no limit) or an integer >= 0 (0 means 1)";
+          c.overflow_nums = ck.integer(*v, field, rule);
+          if (c.overflow_nums < -1) ck.fail_value(field, rule, *v);
+          if (c.overflow_nums == 0) c.overflow_nums = 1;
         } else {
           const char* rule = "must be -1 (no limit) or an integer > 0";
           c.overflow_nums = ck.integer(*v, field, rule);

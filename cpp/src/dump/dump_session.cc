@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstring>
 
@@ -59,6 +60,7 @@ DumpSession::DumpSession(DumpConfig config, SessionOptions options)
   record_opt_.framework = opt_.framework;
   record_opt_.want_crc = config_.summary_mode == "md5" && config_.task != "tensor";
   tensor_task_ = config_.task == "tensor";
+  if (config_.task == "overflow_check") overflow_ = std::make_unique<OverflowMonitor>(config_.overflow_nums);
   has_construct_ = config_.level == "L0" || config_.level == "mix";
   tensor_ext_ = opt_.framework == Framework::kPyTorch ? ".pt" : ".npy";
   writer_ = std::make_unique<AsyncWriter>(opt_.writer_memory_bytes);
@@ -84,6 +86,7 @@ bool DumpSession::healthy() {
 }
 
 bool DumpSession::start(int64_t rank) {
+  if (overflow_terminated_) ended_ = true;  // 1.2.1 ends the service at the next start()
   if (disabled_ || ended_) return false;
   rank_ = rank;
   if (!config_.rank.empty() &&
@@ -111,6 +114,7 @@ bool DumpSession::start(int64_t rank) {
 void DumpSession::stop() {
   switch_ = false;
   place_entries();
+  if (overflow_ && files_open_) write_overflow_summary();
   flush();
 }
 
@@ -122,6 +126,7 @@ void DumpSession::step() {
   module_counts_.clear();
   module_stack_.clear();
   any_module_seen_ = false;
+  if (overflow_) overflow_->begin_step();
   if (!config_.step.empty() && current_step_ > config_.step.back()) ended_ = true;
 }
 
@@ -151,7 +156,7 @@ void DumpSession::open_step_files() {
   header += ",\n \"framework\": ";
   append_json_string(header, opt_.framework_name);
   header += ",\n \"dump_data_dir\": ";
-  if (tensor_task_) {
+  if (tensor_task_ || overflow_) {
     tensor_dir_ = rank_dir_ + "/dump_tensor_data";
     make_dirs(tensor_dir_);
     // The original writes the directory as the user gave dump_path (relative stays relative).
@@ -175,6 +180,7 @@ void DumpSession::open_step_files() {
 void DumpSession::close_step_files() {
   if (!files_open_) return;
   place_entries();
+  if (overflow_) write_overflow_summary();
   writer_->close_object_file(dump_file_);
   writer_->close_object_file(stack_file_);
   writer_->close_object_file(construct_file_);
@@ -289,6 +295,10 @@ void DumpSession::place_entries() {
 
 uint32_t DumpSession::intern_frame(const std::string& file, int64_t line,
                                    const std::string& function) {
+  bool user = !file.empty() && file[0] != '<';
+  for (const auto& p : library_prefixes_)
+    if (!p.empty() && file.compare(0, p.size(), p) == 0) user = false;
+  frames_.push_back(FrameRef{file, function, line, user});
   std::string text;
   append_json_string(text, sources_.frame(file, line, function));
   frame_json_.push_back(std::move(text));
@@ -322,6 +332,46 @@ void DumpSession::link_tensor_file(const std::string& existing_data_name,
   if (!files_open_ || disabled_) return;
   writer_->link_file(tensor_dir_ + "/" + existing_data_name, tensor_dir_ + "/" + data_name,
                      std::move(contents));
+}
+
+int64_t DumpSession::user_frame(const std::vector<uint32_t>& frame_ids) const {
+  for (uint32_t id : frame_ids)
+    if (id < frames_.size() && frames_[id].user) return id;
+  return -1;
+}
+
+void DumpSession::describe_frame(int64_t frame_id, OverflowEvent& ev) {
+  if (frame_id < 0 || (size_t)frame_id >= frames_.size()) return;
+  const FrameRef& f = frames_[(size_t)frame_id];
+  ev.file = f.file;
+  ev.line = f.line;
+  ev.function = f.function;
+  ev.text = sources_.line(f.file, f.line);
+}
+
+bool DumpSession::record_overflow(OverflowEvent ev) {
+  if (!overflow_) return false;
+  if (ev.time == 0) {
+    ev.time = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  const bool first_of_step = overflow_->step_count() == 0;
+  const bool first = overflow_->record(std::move(ev));
+  if (overflow_->limit_reached()) {
+    // 1.2.1 writes its JSON at once when the limit is reached and collects nothing more.
+    overflow_terminated_ = true;
+    write_overflow_summary();
+    flush();
+  } else if (first_of_step) {
+    write_overflow_summary();  // evidence on disk at once, even if training dies next
+  }
+  return first;
+}
+
+void DumpSession::write_overflow_summary() {
+  if (!overflow_ || !files_open_ || disabled_) return;
+  writer_->write_file(rank_dir_ + "/overflow_summary.json",
+                      overflow_->step_summary_json(opt_.framework_name, config_.level, current_step_,
+                                                   rank_));
 }
 
 }  // namespace msprobe

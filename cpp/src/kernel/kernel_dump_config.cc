@@ -66,7 +66,49 @@ std::string js(const std::string& s) {
 
 }  // namespace
 
+namespace {
+// 1.2.1's KernelGraphOverflowCheck: every kernel and step ("Step would change to all in this
+// task."), everything of an overflowing kernel saved, op_debug_mode 3/1/2 from check_mode.
+std::string overflow_json(const DumpConfig& cfg, const std::string& saved_data) {
+  std::vector<std::string> devices;
+  if (cfg.rank.empty()) {
+    for (int i = 0; i < 8; ++i) devices.push_back(std::to_string(i));
+  } else {
+    for (int64_t r : cfg.rank) devices.push_back(std::to_string(r));
+  }
+  const char* op_debug_mode = cfg.check_mode == "aicore" ? "1" : cfg.check_mode == "atomic" ? "2" : "3";
+  std::string out = "{";
+  out += "\n    \"common_dump_settings\": ";
+  Indent4 c(out);
+  c.open_object(1);
+  c.key("dump_mode");
+  out += "0";
+  c.key("path");
+  out += js(cfg.dump_path);
+  c.key("net_name");
+  out += "\"Net\"";
+  c.key("iteration");
+  out += "\"all\"";
+  c.key("saved_data");
+  out += js(saved_data.empty() ? "full" : saved_data);
+  c.key("input_output");
+  out += "0";
+  c.key("kernels");
+  c.list({});
+  c.key("support_device");
+  c.list(devices);
+  c.key("op_debug_mode");
+  out += op_debug_mode;
+  c.key("file_format");
+  out += "\"npy\"";
+  c.close_object();
+  out += "\n}";
+  return out;
+}
+}  // namespace
+
 std::string kernel_dump_json(const DumpConfig& cfg, KernelDumpKind kind, const std::string& saved_data) {
+  if (kind == KernelDumpKind::kGraphOverflow) return overflow_json(cfg, saved_data);
   std::string iteration = "all";
   if (!cfg.step.empty()) {
     iteration.clear();

@@ -2,6 +2,7 @@
 checks of the constructor's arguments (their values are checked by the C++ config loader), and
 reporting the first problem of a dump once while training goes on."""
 import os
+import sysconfig
 
 from msprobe.core import log
 from msprobe.core.errors import MsprobeException
@@ -54,3 +55,22 @@ def report_repairs(session):
     a kill), one line per file."""
     for message in session.take_repair_messages():
         log.warning(f"repaired an earlier dump: {message}")
+
+
+def overflow_reporter():
+    """overflow_check's messages from the C++ session: report(level, message)."""
+    def report(level, message):
+        (log.info if level == "INFO" else log.warning)(message)
+    return report
+
+
+def library_prefixes(*frameworks):
+    """Folders whose stack frames are not the user's code: the frameworks' packages and Python's
+    standard library (the first-overflow message names the innermost frame outside them)."""
+    prefixes = [os.path.dirname(os.path.realpath(fw.__file__)) + os.sep for fw in frameworks]
+    prefixes += [os.path.dirname(os.path.abspath(fw.__file__)) + os.sep for fw in frameworks]
+    for key in ("stdlib", "platstdlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            prefixes.append(os.path.join(path, ""))
+    return sorted(set(prefixes))

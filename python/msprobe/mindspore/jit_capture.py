@@ -49,8 +49,11 @@ def jit_name(fn, args):
 
 
 class JitCapture:
-    def __init__(self, api_patcher):
+    def __init__(self, api_patcher, record=True):
+        """record=False (overflow_check): compiled calls still run with the original APIs, but
+        are not recorded."""
         self.api_patcher = api_patcher
+        self.record = record
         self.module = None
         self.attr = None
         self.original = None
@@ -80,6 +83,8 @@ class JitCapture:
                     with capture.api_patcher.suspended():
                         return original.__call__(self, *a, **k)
 
+                if not capture.record:
+                    return run(*args, **kwargs)
                 return recorded_call(run, api_name, args, kwargs, head=head, record_kwargs=False)
 
         RecordingExecutor.__name__ = original.__name__

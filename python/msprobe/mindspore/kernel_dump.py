@@ -9,7 +9,13 @@ before it do not matter). So start() must come before the network's first graph 
 On a CPU MindSpore refuses saved_data "statistic" ("storing statistic dump is only supported on
 GPU and Ascend"). There the statistics task lets MindSpore dump tensors into its usual folders and
 the C++ core turns each iteration folder's .npy files into statistic.csv (MindSpore's layout),
-removing the converted tensors, at step(), stop() and process exit."""
+removing the converted tensors, at step(), stop() and process exit.
+
+Task overflow_check (static graph O2 only) writes kernel_graph_overflow_check.json as 1.2.1 does
+(saved_data "full", op_debug_mode from check_mode): on Ascend MindSpore then dumps the kernels
+that overflowed. A CPU has no overflow detection and refuses "full": there MindSpore dumps every
+kernel's tensors (saved_data "tensor") and the C++ core keeps the kernels holding inf/NaN, at the
+same points."""
 import atexit
 import os
 
@@ -21,8 +27,10 @@ from msprobe.core.errors import MsprobeException
 
 KBYK_FILE = "kernel_kbyk_dump.json"
 GRAPH_FILE = "kernel_graph_dump.json"
+OVERFLOW_FILE = "kernel_graph_overflow_check.json"
 # The configuration MindSpore is given on a CPU for the statistics task (saved_data "tensor").
 CPU_STAGING_FILE = "kernel_dump_cpu_staging.json"
+CPU_OVERFLOW_STAGING_FILE = "kernel_overflow_cpu_staging.json"
 ADUMP_MESSAGE = "The current msprobe package does not compile adump, and kernel dump cannot be used."
 LEVEL_NAMES = {"L0": "cell", "L1": "api", "mix": "api", "L2": "kernel"}
 
@@ -63,6 +71,14 @@ def check_routing(cfg, mode):
     the PyNative Python hooks."""
     if mode == "pynative" and cfg.level != "L2":
         return None
+    if cfg.task == "overflow_check":
+        # 1.2.1's OverflowCheckToolFactory: kernels are checked in static graph O2 only.
+        if mode == "pynative" and not is_graph_dump(cfg):
+            return "adump"
+        if mode == "graph_ge" and cfg.level == "L2":
+            return "kernel"
+        raise MsprobeException(f"Overflow check is not supported in {mode} mode when level is "
+                               f"{LEVEL_NAMES[cfg.level]}.")
     if len(cfg.data_mode) != 1 or cfg.data_mode[0] not in ("all", "input", "output"):
         raise MsprobeException("data_mode must be one of all, input, output.")
     if cfg.level != "L2":
@@ -81,6 +97,7 @@ class KernelDump:
         self.cfg = cfg
         self.started = False
         self.staging = False
+        self.overflow = cfg.task == "overflow_check"
         self.categories = _core.kernel_statistic_categories(cfg)
         self.reported = set()
         self.converted = 0
@@ -91,16 +108,29 @@ class KernelDump:
         self.started = True
         mode = execution_mode()
         kind = "graph" if mode == "graph_ge" else "kbyk"
-        if kind == "graph" and os.getenv("GRAPH_OP_RUN") == "1":
+        if self.overflow:
+            kind = "graph_overflow"
+            if self.cfg.step:
+                log.warning("Step would change to all in this task.")
+        if kind != "kbyk" and os.getenv("GRAPH_OP_RUN") == "1":
             raise MsprobeException("Must run in graph mode, not kbk mode")
         dump_path = self.cfg.dump_path
         os.makedirs(dump_path, mode=0o750, exist_ok=True)
-        path = os.path.join(dump_path, GRAPH_FILE if kind == "graph" else KBYK_FILE)
+        name = {"graph": GRAPH_FILE, "kbyk": KBYK_FILE, "graph_overflow": OVERFLOW_FILE}[kind]
+        path = os.path.join(dump_path, name)
         _core.write_text_file_atomic(path, _core.kernel_dump_json(self.cfg, kind))
         log.info(f"{path} has been created.")
         config_for_mindspore = path
-        self.staging = self.cfg.task == "statistics" and ms.get_context("device_target") == "CPU"
-        if self.staging:
+        on_cpu = ms.get_context("device_target") == "CPU"
+        self.staging = self.cfg.task in ("statistics", "overflow_check") and on_cpu
+        if self.staging and self.overflow:
+            config_for_mindspore = os.path.join(dump_path, CPU_OVERFLOW_STAGING_FILE)
+            _core.write_text_file_atomic(config_for_mindspore,
+                                         _core.kernel_dump_json(self.cfg, kind, "tensor"))
+            log.info("A CPU has no kernel overflow detection: MindSpore dumps every kernel "
+                     f"({config_for_mindspore}) and msprobe keeps the kernels holding inf/NaN at "
+                     "step(), stop() and exit")
+        elif self.staging:
             config_for_mindspore = os.path.join(dump_path, CPU_STAGING_FILE)
             _core.write_text_file_atomic(config_for_mindspore,
                                          _core.kernel_dump_json(self.cfg, kind, "tensor"))
@@ -111,7 +141,7 @@ class KernelDump:
         if previous and previous != config_for_mindspore:
             log.warning(f"MINDSPORE_DUMP_CONFIG was {previous}; msprobe replaces it")
         os.environ["MINDSPORE_DUMP_CONFIG"] = config_for_mindspore
-        if kind == "graph" and not self.cfg.list:
+        if kind == "graph" and not self.cfg.list:  # overflow_check unsets it, as 1.2.1
             os.environ["MS_ACL_DUMP_CFG_PATH"] = config_for_mindspore
         else:
             os.environ.pop("MS_ACL_DUMP_CFG_PATH", None)
@@ -122,8 +152,11 @@ class KernelDump:
         if not self.staging:
             return
         try:
-            converted, problems = _core.convert_kernel_tensor_dump(self.cfg.dump_path,
-                                                                   self.categories, final)
+            if self.overflow:
+                converted, problems = _core.filter_kernel_overflow_dump(self.cfg.dump_path, final)
+            else:
+                converted, problems = _core.convert_kernel_tensor_dump(self.cfg.dump_path,
+                                                                       self.categories, final)
         except Exception as exc:  # an internal error must not stop training
             log.error(f"kernel dump statistics: {type(exc).__name__}: {exc}")
             return

@@ -9,8 +9,8 @@ import mindspore as ms
 
 from msprobe import _core
 from msprobe.core import log
-from msprobe.core.debugger_support import (ProblemReport, check_argument_types, report_repairs,
-                                          writer_memory_mb)
+from msprobe.core.debugger_support import (ProblemReport, check_argument_types, library_prefixes,
+                                           overflow_reporter, report_repairs, writer_memory_mb)
 from msprobe.core.errors import MsprobeException
 from msprobe.mindspore.api_wrapper import ApiPatcher
 from msprobe.mindspore.cell_hooks import CellHooks
@@ -25,7 +25,7 @@ from msprobe.mindspore.value_encoding import (Deferred, encode_ms_value, resolve
 DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
                               "config.json")
 MSPROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-DUMP_TASKS = ("statistics", "tensor")
+DUMP_TASKS = ("statistics", "tensor", "overflow_check")
 NOT_CREATED = "PrecisionDebugger instance is not created."
 STOP_WITHOUT_START = "debugger.start() is not set in the current scope."
 
@@ -92,6 +92,8 @@ class PrecisionDebugger:
         self.session = _core.DumpSession(cfg, "mindspore", writer_memory_mb())
         self.session.set_types(None, np.generic, encode_ms_value, to_host, MSPROBE_DIR)
         self.session.set_deferral(Deferred, resolve_deferred)  # see value_encoding.py
+        if cfg.task == "overflow_check":
+            self.session.set_overflow_reporting(overflow_reporter(), library_prefixes(ms))
         modes = cfg.data_mode
         STATE.want_backward = "all" in modes or "backward" in modes or "forward" not in modes
         STATE.construct_all = cfg.level == "mix"
@@ -99,7 +101,8 @@ class PrecisionDebugger:
         self.api_patcher = ApiPatcher()
         self.cell_hooks = CellHooks()
         self.primitive_hooks = PrimitiveHooks()
-        self.jit_capture = JitCapture(self.api_patcher)
+        # overflow_check leaves out Primitives and Jit functions, as 1.2.1 does (its doc 13).
+        self.jit_capture = JitCapture(self.api_patcher, record=cfg.task != "overflow_check")
         self.first_start = True
         self.start_called = False
         self.problems = ProblemReport()
@@ -155,7 +158,7 @@ class PrecisionDebugger:
             ranks = self.config.rank
             if ranks and rank not in ranks:
                 return
-            if model is not None and level in ("L1", "mix"):
+            if model is not None and level in ("L1", "mix") and self.config.task != "overflow_check":
                 self.primitive_hooks.register(model)
             if level in ("L0", "mix"):
                 self.cell_hooks.register(model, STATE.want_backward)
@@ -178,7 +181,9 @@ class PrecisionDebugger:
     def _report_end(self):
         if not self.end_reported:
             self.end_reported = True
-            log.info("msprobe ends successfully (the last configured step is done)")
+            log.info("msprobe ends successfully (" + (
+                "overflow_nums reached" if self.session.overflow_terminated
+                else "the last configured step is done") + ")")
 
     @classmethod
     def stop(cls):

@@ -7,8 +7,8 @@ import torch
 
 from msprobe import _core
 from msprobe.core import log
-from msprobe.core.debugger_support import (ProblemReport, check_argument_types, report_repairs,
-                                          writer_memory_mb)
+from msprobe.core.debugger_support import (ProblemReport, check_argument_types, library_prefixes,
+                                           overflow_reporter, report_repairs, writer_memory_mb)
 from msprobe.core.errors import MsprobeException
 from msprobe.pytorch.api_wrapper import ApiPatcher
 from msprobe.pytorch.construct_regions import ConstructRegions
@@ -18,7 +18,7 @@ from msprobe.pytorch.value_encoding import encode_torch_value, to_host
 
 # realpath: the packaged file is trusted even when the package directory is a link farm.
 DEFAULT_CONFIG = os.path.realpath(os.path.join(os.path.dirname(os.path.dirname(__file__)), "config.json"))
-DUMP_TASKS = ("statistics", "tensor")
+DUMP_TASKS = ("statistics", "tensor", "overflow_check")
 MSPROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -65,6 +65,8 @@ class PrecisionDebugger:
         self.model = model
         self.session = _core.DumpSession(cfg, "pytorch", writer_memory_mb())
         self.session.set_types(torch.Size, np.generic, encode_torch_value, to_host, MSPROBE_DIR)
+        if cfg.task == "overflow_check":
+            self.session.set_overflow_reporting(overflow_reporter(), library_prefixes(torch))
         self.api_patcher = ApiPatcher()
         self.module_hooks = ModuleHooks()
         self.modules_registered = False
@@ -143,7 +145,9 @@ class PrecisionDebugger:
             log.info(f"Dump switch is turned on at step {session.current_step}. "
                      f"Dump data will be saved in {session.rank_dir}.")
         if session.ended:
-            log.info("msprobe ends successfully (the last configured step is done)")
+            log.info("msprobe ends successfully (" + (
+                "overflow_nums reached" if self.session.overflow_terminated
+                else "the last configured step is done") + ")")
 
     def _data_mode_backward(self):
         modes = self.config.data_mode

@@ -11,6 +11,7 @@
 
 #include "msprobe/config/dump_config.h"
 #include "msprobe/dump/async_writer.h"
+#include "msprobe/dump/overflow_monitor.h"
 #include "msprobe/dump/scope_filter.h"
 #include "msprobe/dump/source_lines.h"
 #include "msprobe/dump/tensor_record.h"
@@ -35,9 +36,10 @@ class DumpSession {
   void step();
   // Writes everything pending and closes the step's files (interpreter exit).
   void close();
-  bool switch_on() const { return switch_ && !disabled_; }
+  bool switch_on() const { return switch_ && !disabled_ && !overflow_terminated_; }
   bool ended() const { return ended_; }
   int64_t current_step() const { return current_step_; }
+  int64_t rank() const { return rank_; }  // < 0: not distributed
   // Set when an internal or I/O error disabled the probe; training goes on.
   bool disabled() const { return disabled_; }
   const std::string& disabled_reason() const { return disabled_reason_; }
@@ -52,6 +54,17 @@ class DumpSession {
   ScopeFilter& scope() { return scope_; }
   const DataModeFilter& data_mode() const { return data_mode_; }
   bool tensor_task() const { return tensor_task_; }
+  // Task overflow_check: tensor files are named in every record but written only for the
+  // entries that overflowed (overflow_monitor.h).
+  bool overflow_task() const { return overflow_ != nullptr; }
+  OverflowMonitor* overflow() { return overflow_.get(); }
+  // overflow_nums reached: nothing is collected any more; the next start() ends the session.
+  bool overflow_terminated() const { return overflow_terminated_; }
+  // Counts an overflowing entry written to dump.json (its step, rank and time are filled in
+  // here) and keeps overflow_summary.json current. Returns whether it was the run's first.
+  bool record_overflow(OverflowEvent ev);
+  // Writes overflow_summary.json of the current step now (first overflow, limit, stop()).
+  void write_overflow_summary();
   bool has_construct() const { return has_construct_; }
   const TensorRecordOptions& record_options() const { return record_opt_; }
   const std::string& tensor_extension() const { return tensor_ext_; }
@@ -80,6 +93,12 @@ class DumpSession {
   // stack.json: frames are interned once ("File f, line n, in fn, \n src" rendered as JSON text)
   // and entries refer to them by id.
   uint32_t intern_frame(const std::string& file, int64_t line, const std::string& function);
+  // Files under these prefixes (the frameworks, the standard library) are not the user's code.
+  void set_library_prefixes(std::vector<std::string> prefixes) { library_prefixes_ = std::move(prefixes); }
+  // The innermost of `frame_ids` (innermost first) that is the user's code, or -1.
+  int64_t user_frame(const std::vector<uint32_t>& frame_ids) const;
+  // Fills the source fields of `ev` from an interned frame (nothing for -1).
+  void describe_frame(int64_t frame_id, OverflowEvent& ev);
   void emit_stack(const std::string& name, const std::vector<uint32_t>& frame_ids);
   // Queues a tensor file under dump_tensor_data/.
   void save_tensor_file(const std::string& data_name, std::string contents);
@@ -111,6 +130,15 @@ class DumpSession {
   std::unique_ptr<AsyncWriter> writer_;
   SourceLines sources_;
   std::vector<std::string> frame_json_;  // by frame id
+  struct FrameRef {
+    std::string file, function;
+    int64_t line;
+    bool user;
+  };
+  std::vector<FrameRef> frames_;  // by frame id
+  std::vector<std::string> library_prefixes_;
+  std::unique_ptr<OverflowMonitor> overflow_;  // task overflow_check
+  bool overflow_terminated_ = false;
 
   bool switch_ = false, disabled_ = false, ended_ = false, files_open_ = false;
   std::string disabled_reason_;
