@@ -11,6 +11,7 @@ void bind_summary(nb::module_& m);
 void bind_runut(nb::module_& m);
 void bind_check(nb::module_& m);
 void bind_kernel(nb::module_& m);
+void bind_device(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -25,4 +26,5 @@ NB_MODULE(_core, m) {
   bind_runut(m);
   bind_check(m);
   bind_kernel(m);
+  bind_device(m);
 }

@@ -225,6 +225,30 @@ TEST(ExternalStats, DecodesFloat32AndFloat64Layouts) {
   EXPECT_EQ(tensor_stats_from_external(DType::kInt64, {}, e).max.i, (int64_t)big);
 }
 
+TEST(ExternalStats, ExtremeFloat64MagnitudesAskForRescaledMoments) {
+  std::vector<double> v = {3e-200, -4e-200};
+  TensorView t;
+  t.data = v.data();
+  t.dtype = DType::kFloat64;
+  t.shape = {2};
+  const TensorStats host = compute_stats(t, false);
+  ExternalStats e = framework_numbers({3e-200, -4e-200}, false);
+  EXPECT_EQ(e.norm, 0.0);  // the squares underflow
+  ASSERT_TRUE(external_stats_need_rescale(DType::kFloat64, {2}, e));
+  const double s = external_stats_scale(e);
+  EXPECT_EQ(s, 4e-200);
+  const ExternalStats scaled = framework_numbers({3e-200 / s, -4e-200 / s}, false);
+  set_rescaled_moments(e, scaled.mean * s, scaled.norm * s);
+  EXPECT_FALSE(external_stats_need_rescale(DType::kFloat64, {2}, e) && e.norm == 0.0);
+  const TensorStats ext = tensor_stats_from_external(DType::kFloat64, {2}, e);
+  EXPECT_DOUBLE_EQ(ext.norm.f, host.norm.f);
+  EXPECT_DOUBLE_EQ(ext.mean.f, host.mean.f);
+  // Ordinary magnitudes and float32 tensors never ask.
+  EXPECT_FALSE(external_stats_need_rescale(DType::kFloat64, {2}, framework_numbers({1, 2}, false)));
+  EXPECT_FALSE(
+      external_stats_need_rescale(DType::kFloat32, {2}, framework_numbers({1e-40, 0}, false)));
+}
+
 TEST(ExternalStats, WrongSizeIsAClearError) {
   const float f[3] = {1, 2, 3};
   try {

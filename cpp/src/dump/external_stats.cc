@@ -84,6 +84,19 @@ bool external_stats_need_extremes(DType dtype, const std::vector<int64_t>& shape
   return !(std::isfinite(e.max) && std::isfinite(e.min)) || std::isnan(e.norm);
 }
 
+double external_stats_scale(const ExternalStats& e) {
+  const double a = std::fabs(e.max), b = std::fabs(e.min);
+  return a > b ? a : b;
+}
+
+bool external_stats_need_rescale(DType dtype, const std::vector<int64_t>& shape,
+                                 const ExternalStats& e) {
+  if (!keeps_double(dtype) || shape.empty() || numel_of(shape) == 0 || std::isnan(e.norm))
+    return false;
+  const double big = external_stats_scale(e);  // the condition of compute_stats()
+  return std::isfinite(big) && big > 0.0 && (big > 1e150 || big < 1e-150);
+}
+
 TensorStats tensor_stats_from_external(DType dtype, const std::vector<int64_t>& shape,
                                        const ExternalStats& e) {
   TensorStats out;

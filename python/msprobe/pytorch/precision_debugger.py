@@ -10,6 +10,7 @@ from msprobe.core import log
 from msprobe.core.debugger_support import ProblemReport, check_argument_types, writer_memory_mb
 from msprobe.core.errors import MsprobeException
 from msprobe.pytorch.api_wrapper import ApiPatcher
+from msprobe.pytorch import device_stats
 from msprobe.pytorch.construct_regions import ConstructRegions
 from msprobe.pytorch.hook_state import STATE
 from msprobe.pytorch.module_hooks import ModuleHooks
@@ -64,6 +65,7 @@ class PrecisionDebugger:
         self.model = model
         self.session = _core.DumpSession(cfg, "pytorch", writer_memory_mb())
         self.session.set_types(torch.Size, np.generic, encode_torch_value, to_host, MSPROBE_DIR)
+        self.device_recorder = device_stats.attach(self.session)  # accelerator tensors
         self.api_patcher = ApiPatcher()
         self.module_hooks = ModuleHooks()
         self.modules_registered = False

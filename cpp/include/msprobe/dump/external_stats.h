@@ -53,6 +53,18 @@ ExternalStats decode_external_stats(DType dtype, const std::vector<int64_t>& sha
 bool external_stats_need_extremes(DType dtype, const std::vector<int64_t>& shape,
                                   const ExternalStats& e);
 
+// True when float64 / complex128 values are so large or small (beyond 1e+-150) that the sums of
+// squares a reduction forms overflow or underflow: compute_stats() then sums the values divided
+// by the largest magnitude, and so should the caller, with external_stats_scale(), handing the
+// rescaled mean and norm to set_rescaled_moments().
+bool external_stats_need_rescale(DType dtype, const std::vector<int64_t>& shape,
+                                 const ExternalStats& e);
+double external_stats_scale(const ExternalStats& e);
+inline void set_rescaled_moments(ExternalStats& e, double mean, double norm) {
+  e.mean = mean;
+  e.norm = norm;
+}
+
 // compute_stats()'s result for these numbers (without checksum). When Max or Min is inf/NaN and
 // the extremes are missing, Max/Min_except_inf_nan are left out.
 TensorStats tensor_stats_from_external(DType dtype, const std::vector<int64_t>& shape,
