@@ -2,6 +2,7 @@
 #include "arg_encoder.h"
 
 #include <Python.h>
+#include <nanobind/stl/string.h>
 
 #include <cstring>
 

@@ -95,10 +95,11 @@ class PySession {
   // CPU tensors the same way.
   void set_device_path(nb::object record, nb::object prepare, nb::object extremes,
                        nb::object rescaled, bool all_tensors) {
-    types_.device_record = std::move(record);
-    types_.prepare = std::move(prepare);
-    types_.extremes = std::move(extremes);
-    types_.rescaled = std::move(rescaled);
+    auto callable = [](nb::object f) { return f.is_none() ? nb::object() : std::move(f); };
+    types_.device_record = callable(std::move(record));
+    types_.prepare = callable(std::move(prepare));
+    types_.extremes = callable(std::move(extremes));
+    types_.rescaled = callable(std::move(rescaled));
     types_.device_all = all_tensors;
   }
 
@@ -497,7 +498,7 @@ void bind_session(nb::module_& m) {
       .def("set_deferral", &PySession::set_deferral, "deferred_type"_a, "resolve"_a,
            "max_pending"_a = 64, "max_age_s"_a = 0.5)
       .def("resolve", [](PySession& s) { s.resolve(true); })
-      .def("set_device_path", &PySession::set_device_path, "record"_a, "prepare"_a,
+      .def("set_device_path", &PySession::set_device_path, "record"_a.none(), "prepare"_a.none(),
            "extremes"_a.none(), "rescaled"_a.none(), "all_tensors"_a = false)
       .def("flush", &PySession::flush, nb::call_guard<nb::gil_scoped_release>())
       .def("api_pre", &PySession::api_pre)

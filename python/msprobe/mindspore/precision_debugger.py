@@ -14,7 +14,7 @@ from msprobe.core.errors import MsprobeException
 from msprobe.mindspore.api_wrapper import ApiPatcher
 from msprobe.mindspore.cell_hooks import CellHooks
 from msprobe.mindspore.hook_state import STATE
-from msprobe.mindspore import kernel_dump
+from msprobe.mindspore import device_stats, kernel_dump
 from msprobe.mindspore.jit_capture import JitCapture
 from msprobe.mindspore.pipeline import PIPELINE
 from msprobe.mindspore.primitive_hooks import PrimitiveHooks
@@ -91,6 +91,7 @@ class PrecisionDebugger:
         self.session = _core.DumpSession(cfg, "mindspore", writer_memory_mb())
         self.session.set_types(None, np.generic, encode_ms_value, to_host, MSPROBE_DIR)
         self.session.set_deferral(Deferred, resolve_deferred)  # see value_encoding.py
+        self.device_recorder = device_stats.attach(self.session)  # accelerator tensors
         modes = cfg.data_mode
         STATE.want_backward = "all" in modes or "backward" in modes or "forward" not in modes
         STATE.construct_all = cfg.level == "mix"
