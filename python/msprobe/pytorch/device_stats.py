@@ -22,6 +22,8 @@ values are left out and the unscaled mean and norm are kept.
 
 The code below only ever calls torch's unwrapped functions (torch._C), never the patched APIs.
 """
+import contextlib
+import time
 import weakref
 
 import torch
@@ -37,6 +39,7 @@ _DEFAULT_DISPATCH = torch.Tensor.__torch_dispatch__
 _UINT8 = torch.uint8
 _INF = float("inf")
 _WIDE = (torch.float64, torch.complex128)  # mean / norm in float64, as on the host
+_NO_CONTEXT = contextlib.nullcontext()
 
 
 def _number_dtype(dtype, cache={}):
@@ -76,12 +79,13 @@ class Record:
 
 
 class _Batch:
-    __slots__ = ("device", "stream", "parts", "unread", "event", "complete", "numbers",
-                 "offset64")
+    __slots__ = ("device", "stream", "opened", "parts", "unread", "event", "complete",
+                 "numbers", "offset64")
 
     def __init__(self, device, stream):
         self.device = device
         self.stream = stream
+        self.opened = time.monotonic()
         self.parts = {torch.float32: [], torch.float64: []}
         self.unread = 0        # records of this batch the core has not read yet
         self.event = None      # recorded when launched
@@ -163,6 +167,8 @@ class DeviceRecorder:
             return None
         self._release_done()
         stream = self._stream(device)
+        if stream is False:
+            return None  # a device module without streams and events: the host path
         batch = self.open
         if batch is None or batch.device != device or batch.stream != stream:
             self._launch()
@@ -191,8 +197,8 @@ class DeviceRecorder:
         rec.group = n
         rec.index = len(parts)
         rec.number_dtype = n
-        if x.dim() == 0:  # the value itself (|z| for complex), copied now
-            v = _VF.abs(x) if x.is_complex() else x
+        if _TB.dim(x) == 0:  # the value itself (|z| for complex), copied now
+            v = _VF.abs(x) if _TB.is_complex(x) else x
             parts.append(_TB.to(v, n, copy=True))
             rec.count = 1
             return
@@ -201,10 +207,10 @@ class DeviceRecorder:
             parts.append(_VF.all(x))
             rec.count = 2
             return
-        v = _VF.abs(x) if x.is_complex() else x
+        v = _VF.abs(x) if _TB.is_complex(x) else x
         mn, mx = _VF.aminmax(v)
         acc = torch.float64 if dtype in _WIDE else torch.float32
-        f = v if v.is_floating_point() else _TB.to(v, acc)
+        f = v if _TB.is_floating_point(v) else _TB.to(v, acc)
         if n is not acc:  # int32 / int64: stacking with float32 would round the extremes
             mx, mn = _TB.to(mx, n), _TB.to(mn, n)
         parts.append(mx)
@@ -212,12 +218,12 @@ class DeviceRecorder:
         parts.append(_VF.mean(f, dtype=acc))
         parts.append(_vector_norm(f, 2, dtype=acc))
         rec.count = 4
-        if x.is_floating_point() or x.is_complex():
+        if _TB.is_floating_point(x) or _TB.is_complex(x):
             self._retain(rec, t)
 
     def _retain(self, rec, t):
         rec.version = t._version
-        nbytes = t.numel() * t.element_size()
+        nbytes = _TB.numel(t) * _TB.element_size(t)
         if self.retained + nbytes <= device_path.RETAINED_BYTES:
             rec.tensor = t
             rec.retained = nbytes
@@ -228,11 +234,11 @@ class DeviceRecorder:
     def _copy(self, rec, x):
         if self.buffers is None:
             self.buffers = _HostBuffers(pin=not self.forced, limit=device_path.HOST_COPY_BYTES)
-        nbytes = x.numel() * x.element_size()
+        nbytes = _TB.numel(x) * _TB.element_size(x)
         buf = self.buffers.take(max(nbytes, 1))
         if buf is None:
             return False  # does not fit: the core copies it synchronously
-        host = _TB.view(_TB.view(buf[:nbytes], x.dtype), x.shape)
+        host = _TB.view(_TB.view(_TB.narrow(buf, 0, 0, nbytes), x.dtype), x.shape)
         _TB.copy_(host, x, non_blocking=True)
         rec.host = host
         rec.buffer = buf
@@ -240,12 +246,27 @@ class DeviceRecorder:
 
     # ---- batches -----------------------------------------------------------------------
     def _stream(self, device):
+        """The stream the tensor's kernels run on now: None on the CPU, False when the device
+        module has no streams and events."""
         if device.type == "cpu":
             return None
         mod = self.modules.get(device.type)
         if mod is None:
-            mod = self.modules[device.type] = torch.get_device_module(device.type)
-        return mod.current_stream(device)
+            try:
+                mod = torch.get_device_module(device.type)
+            except (RuntimeError, AttributeError):
+                mod = False
+            if mod is not False and not all(
+                    hasattr(mod, a) for a in ("current_stream", "stream", "Event")):
+                mod = False
+            self.modules[device.type] = mod
+        return mod.current_stream(device) if mod is not False else False
+
+    def _on_stream(self, batch):
+        """Context: work for `batch` goes to its stream (and device), wherever the caller is."""
+        if batch.stream is None:
+            return _NO_CONTEXT
+        return self.modules[batch.device.type].stream(batch.stream)
 
     def _launch(self):
         """Stacks the open batch's numbers, starts their copy to the host, records the event."""
@@ -256,34 +277,40 @@ class DeviceRecorder:
         for b in self.launched:  # the forced path's "device" finishes earlier batches now
             if isinstance(b.event, _CpuEvent):
                 b.event.done = True
-        groups = []
-        p32, p64 = batch.parts[torch.float32], batch.parts[torch.float64]
-        if p32:
-            groups.append(_TB.view(_TB.to(_VF.stack(p32), torch.float32), _UINT8))
-        if p64:
-            batch.offset64 = len(p32) * 4
-            groups.append(_TB.view(_TB.to(_VF.stack(p64), torch.float64), _UINT8))
+        with self._on_stream(batch):
+            groups = []
+            p32, p64 = batch.parts[torch.float32], batch.parts[torch.float64]
+            if p32:
+                groups.append(_TB.view(_TB.to(_VF.stack(p32), torch.float32), _UINT8))
+            if p64:
+                batch.offset64 = len(p32) * 4
+                groups.append(_TB.view(_TB.to(_VF.stack(p64), torch.float64), _UINT8))
         batch.parts = None
-        cpu = batch.device.type == "cpu"
-        if groups:
-            flat = groups[0] if len(groups) == 1 else _VF.cat(groups)
-            if cpu:
-                batch.numbers = flat
-            else:
-                batch.numbers = _VF.empty(flat.numel(), dtype=_UINT8, pin_memory=True)
-                _TB.copy_(batch.numbers, flat, non_blocking=True)
-        if cpu:
+        if batch.stream is None:  # forced path: already on the host
+            if groups:
+                batch.numbers = groups[0] if len(groups) == 1 else _VF.cat(groups)
             batch.event = _CpuEvent()
         else:
-            batch.event = self.modules[batch.device.type].Event()
-            batch.event.record(batch.stream)
+            # On the stream that produced the numbers (the caller may be on another one now):
+            # stack, copy to pinned memory without waiting, and mark the point with an event.
+            with self._on_stream(batch):
+                if groups:
+                    flat = groups[0] if len(groups) == 1 else _VF.cat(groups)
+                    batch.numbers = _VF.empty(flat.numel(), dtype=_UINT8, pin_memory=True)
+                    _TB.copy_(batch.numbers, flat, non_blocking=True)
+                batch.event = self.modules[batch.device.type].Event()
+                batch.event.record(batch.stream)
         self.launched.append(batch)
 
     # ---- the core's calls ------------------------------------------------------------------
     def prepare(self, fresh, force):
         """How many of the oldest unread records can be read without waiting (all if force)."""
         self._release_done()
-        self._launch()
+        if force or not self.launched or (
+                self.open is not None
+                and time.monotonic() - self.open.opened >= device_path.MAX_AGE_S):
+            # While earlier batches are still on their way, the open one keeps filling.
+            self._launch()
         ready = 0
         for b in self.launched:
             if not b.complete:
@@ -321,14 +348,16 @@ class DeviceRecorder:
         t = self._unchanged(rec)
         if t is None:
             return None
-        x = _TB.detach(t)
-        v = _VF.abs(x) if x.is_complex() else x
-        finite = _VF.isfinite(v)
-        not_nan = _VF.logical_not(_VF.isnan(v))
-        four = _VF.stack([
-            _VF.amax(_VF.where(finite, v, -_INF)), _VF.amin(_VF.where(finite, v, _INF)),
-            _VF.amax(_VF.where(not_nan, v, -_INF)), _VF.amin(_VF.where(not_nan, v, _INF))])
-        return _TB.numpy(_TB.cpu(_TB.to(four, rec.number_dtype))).tobytes()
+        with self._on_stream(rec.batch):  # overflow only: this one waits for the device
+            x = _TB.detach(t)
+            v = _VF.abs(x) if _TB.is_complex(x) else x
+            finite = _VF.isfinite(v)
+            not_nan = _VF.logical_not(_VF.isnan(v))
+            four = _VF.stack([
+                _VF.amax(_VF.where(finite, v, -_INF)), _VF.amin(_VF.where(finite, v, _INF)),
+                _VF.amax(_VF.where(not_nan, v, -_INF)), _VF.amin(_VF.where(not_nan, v, _INF))])
+            four = _TB.cpu(_TB.to(four, rec.number_dtype))
+        return _TB.numpy(four).tobytes()
 
     def rescaled(self, rec, scale):
         """Mean and norm (two float64) of the recorded float64 values divided by `scale`, whose
@@ -336,11 +365,12 @@ class DeviceRecorder:
         t = self._unchanged(rec)
         if t is None:
             return None
-        x = _TB.detach(t)
-        v = _VF.abs(x) if x.is_complex() else x
-        v = _VF.div(v, scale)
-        two = _VF.stack([_VF.mean(v), _vector_norm(v, 2)])
-        return _TB.numpy(_TB.cpu(_TB.to(two, torch.float64))).tobytes()
+        with self._on_stream(rec.batch):
+            x = _TB.detach(t)
+            v = _VF.abs(x) if _TB.is_complex(x) else x
+            v = _VF.div(v, scale)
+            two = _TB.cpu(_TB.to(_VF.stack([_VF.mean(v), _vector_norm(v, 2)]), torch.float64))
+        return _TB.numpy(two).tobytes()
 
     def _unchanged(self, rec):
         t = rec.tensor
