@@ -81,6 +81,8 @@ def main():
     ap.add_argument("--process-timeout", type=int, default=1800)
     ap.add_argument("--results-dir", default=None)
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS_device.md"))
+    ap.add_argument("--benchmarks-md", default=os.path.join(ROOT, "BENCHMARKS.md"),
+                    help="report whose device-step section is replaced ('' to leave it)")
     args = ap.parse_args()
     start = time.time()
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -115,9 +117,20 @@ def main():
     meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
             "wall_min": (time.time() - start) / 60, "machine": rb.machine_description(),
             "load_start": load_start, "load_end": " ".join(f"{x:.1f}" for x in os.getloadavg()),
-            "commit": rb.git_state()[0], "argv": " ".join(["python"] + sys.argv)}
-    write_report(args, results, variants, device, meta)
+            "commit": rb.git_state()[0],
+            "argv": " ".join(["python"] + [relative(a) for a in sys.argv])}
+    table = write_report(args, results, variants, device, meta)
     rb.log(f"wrote {args.out}")
+    if args.benchmarks_md:
+        update_benchmarks_md(args.benchmarks_md, table, device, meta)
+        rb.log(f"updated the device-step section of {args.benchmarks_md}")
+
+
+def relative(arg):
+    """Paths of this machine as the report shows them: relative to the repository root."""
+    if os.path.isabs(arg):
+        return os.path.relpath(arg, ROOT)
+    return arg
 
 
 def median_step(results, variant, mode):
@@ -160,6 +173,7 @@ def write_report(args, results, variants, device, meta):
       "batch 8), AdamW, every step dumped. One timed step = `debugger.start(model)` .. "
       "`debugger.step()` plus a device synchronize.")
     w("")
+    first_row = len(L)
     w("| Variant | Mode | median step s | ratio to no-probe step | overhead (ratio − 1) "
       "original / ours | device records per step |")
     w("|---|---|---|---|---|---|")
@@ -185,6 +199,7 @@ def write_report(args, results, variants, device, meta):
                 per_step = f"{statistics.median(recs) / n_steps:.0f}"
             w(f"| {LABELS[v]} | {mode} | {m:.3f} | {ratio:.3f} | {factor} | {per_step} |"
               if ratio else f"| {LABELS[v]} | {mode} | {m:.3f} | — | | |")
+    table = L[first_row:]
     w("")
     if device != "cpu":
         ours_ratio = None
@@ -201,6 +216,33 @@ def write_report(args, results, variants, device, meta):
     w("")
     with open(args.out, "w") as f:
         f.write("\n".join(L))
+    return table
+
+
+def update_benchmarks_md(path, table, device, meta):
+    """Writes the device-step section of BENCHMARKS.md (kept by run_benchmarks.py)."""
+    L = [rb.DEVICE_BEGIN, "## Accelerator tensors (device path)", ""]
+    if device == "cpu":
+        L.append("No GPU or NPU was available here: the device path was measured forced onto "
+                 "CPU tensors (`MSPROBE_FORCE_DEVICE_PATH=1`, a testing aid), where the CPU also "
+                 "does the device's reductions; the GPU goals of issue 13 (L1 statistics ≤ 1.3× "
+                 "the no-probe step, overhead ≥ 5× smaller than 1.2.1's) remain to be measured "
+                 "on a GPU.")
+    L.append(f"From `bench/run_device_benchmarks.py`, {meta['date']}; details, machine and "
+             "method in [bench/RESULTS_device.md](bench/RESULTS_device.md).")
+    L.append("")
+    L.extend(table)
+    L.append(rb.DEVICE_END)
+    section = "\n".join(L)
+    with open(path) as f:
+        text = f.read()
+    a, b = text.find(rb.DEVICE_BEGIN), text.find(rb.DEVICE_END)
+    if 0 <= a < b:
+        text = text[:a] + section + text[b + len(rb.DEVICE_END):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    with open(path, "w") as f:
+        f.write(text)
 
 
 if __name__ == "__main__":
