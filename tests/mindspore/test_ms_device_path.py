@@ -75,3 +75,26 @@ def test_device_numbers_give_the_host_record(tmp_path):
             d = res["device"][key]
             rel = (1e-12 if wide else 2e-6) if key in ("Mean", "Norm") else 0
             assert same(d, h, rel), (name, key, d, h)
+
+
+def test_forced_dump_goes_through_the_device_path(tmp_path):
+    r = run_python(r"""
+import numpy as np, mindspore as ms, json
+from mindspore import Tensor, nn, ops
+ms.set_context(mode=ms.PYNATIVE_MODE)
+ms.set_device("CPU")
+from msprobe.mindspore import PrecisionDebugger
+net = nn.Dense(4, 3)
+dbg = PrecisionDebugger(task="statistics", dump_path="./dump", level="mix")
+x = Tensor(np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4))
+dbg.start(net)
+y = ops.relu(net(x))
+dbg.stop(); dbg.step()
+print("RECORDED", dbg.device_recorder.recorded)
+d = json.load(open("dump/step0/rank/dump.json"))["data"]
+print("MAX", d["Functional.relu.0.forward"]["input_args"][0]["Max"], float(net(x).asnumpy().max()))
+""", cwd=tmp_path, env={"MSPROBE_FORCE_DEVICE_PATH": "1"})
+    lines = dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
+    assert int(lines["RECORDED"]) >= 4
+    got, want = lines["MAX"].split()
+    assert float(got) == float(want)
