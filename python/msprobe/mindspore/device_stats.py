@@ -81,6 +81,7 @@ class MsDeviceRecorder:
         self.accelerator = accelerator
         self.pending = 0
         self.recorded = 0
+        self.fallbacks = 0  # tensors read on the host because a reduction was missing
 
     # ---- starting the work of one tensor --------------------------------------------------
     def snapshot(self, tensor):
@@ -112,13 +113,19 @@ class MsDeviceRecorder:
             d.state = ("numbers", b"", str(dtype), shape)
             return
         n = _number_dtype(dtype)
-        if not shape:
-            parts = [t.astype(n)]
-        elif dtype == ms.bool_:
-            parts = [mint.any(t).astype(n), mint.all(t).astype(n)]
-        else:
-            x = t if dtype == n else t.astype(n)
-            parts = [mint.max(x), mint.min(x), mint.mean(x), ops.norm(x)]
+        try:
+            if not shape:
+                parts = [t.astype(n)]
+            elif dtype == ms.bool_:
+                parts = [mint.any(t).astype(n), mint.all(t).astype(n)]
+            else:
+                x = t if dtype == n else t.astype(n)
+                parts = [mint.max(x), mint.min(x), mint.mean(x), ops.norm(x)]
+        except (RuntimeError, TypeError, ValueError):
+            # No such kernel on this backend (said when the operator is selected): host read.
+            self.fallbacks += 1
+            d.state = ("read", tensor_for_core(t))
+            return
         d.state = ("stats", parts, n, str(dtype), shape)
 
     # ---- the core's calls ------------------------------------------------------------------

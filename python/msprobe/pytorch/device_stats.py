@@ -150,6 +150,7 @@ class DeviceRecorder:
         self.done = []           # records the core has read: released at the next call
         self.retained = 0        # bytes of tensors kept alive for their extremes
         self.buffers = None      # _HostBuffers of the copy tasks
+        self.unsupported = {}    # (device type, dtype) -> why such tensors take the host path
         # For tests and reports: records made, and prepare() calls that found records the
         # device had not finished yet (read later).
         self.recorded = 0
@@ -163,7 +164,8 @@ class DeviceRecorder:
                 and type(t).__torch_dispatch__ is not _DEFAULT_DISPATCH):
             return None  # fake / functional / distributed tensors have no data here
         device = t.device
-        if device.type == "meta" or (device.type == "cpu" and not self.forced):
+        if device.type == "meta" or (device.type == "cpu" and not self.forced) or (
+                self.unsupported and (device.type, t.dtype) in self.unsupported):
             return None
         self._release_done()
         stream = self._stream(device)
@@ -179,7 +181,16 @@ class DeviceRecorder:
             if not self._copy(rec, x):
                 return None
         else:
-            self._statistics(rec, t, x, batch)
+            mark = {n: len(p) for n, p in batch.parts.items()}
+            try:
+                self._statistics(rec, t, x, batch)
+            except (RuntimeError, NotImplementedError) as e:
+                # A backend without one of these kernels for this dtype (said at dispatch):
+                # such tensors take the host path from now on.
+                for n, p in batch.parts.items():
+                    del p[mark[n]:]
+                self.unsupported[(device.type, x.dtype)] = (str(e) or repr(e)).splitlines()[0]
+                return None
         rec.batch = batch
         batch.unread += 1
         self.pending += 1
