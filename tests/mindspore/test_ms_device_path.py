@@ -51,6 +51,7 @@ for (name, t), d in zip(zoo.items(), ds):
     host = _core.tensor_stats(tensor_for_core(t))
     host = {k: v for k, v in host.items() if k in ("Max", "Min", "Mean", "Norm")}
     out[name] = {"via": via, "device": dev, "host": host, "dtype": str(t.dtype)}
+assert rec.fallbacks == 0, rec.fallbacks
 print("RESULT", json.dumps(out))
 """
 
@@ -90,7 +91,7 @@ x = Tensor(np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4))
 dbg.start(net)
 y = ops.relu(net(x))
 dbg.stop(); dbg.step()
-print("RECORDED", dbg.device_recorder.recorded)
+print("RECORDED", dbg.device_recorder.recorded - dbg.device_recorder.fallbacks)
 d = json.load(open("dump/step0/rank/dump.json"))["data"]
 print("MAX", d["Functional.relu.0.forward"]["input_args"][0]["Max"], float(net(x).asnumpy().max()))
 """, cwd=tmp_path, env={"MSPROBE_FORCE_DEVICE_PATH": "1"})
