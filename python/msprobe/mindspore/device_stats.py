@@ -101,10 +101,13 @@ class MsDeviceRecorder:
             d.state = ("read", tensor_for_core(t))
             return
         if self.copy_tensors:
-            if self.accelerator:
-                d.state = ("host", t.move_to("CPU", blocking=False))
-            else:
-                d.state = ("read", tensor_for_core(t))
+            if self.accelerator and hasattr(t, "move_to"):
+                try:
+                    d.state = ("host", t.move_to("CPU", blocking=False))
+                    return
+                except (RuntimeError, TypeError, ValueError):
+                    self.fallbacks += 1
+            d.state = ("read", tensor_for_core(t))
             return
         if dtype in _COMPLEX or dtype in _UNSUPPORTED:
             d.state = ("read", tensor_for_core(t))
