@@ -22,8 +22,8 @@ MAX_AGE_S = 0.5
 # At most this many records wait for the device; then the oldest batch is waited for.
 MAX_PENDING_RECORDS = 1024
 # Host memory for asynchronous copies (tensor and md5 tasks) held at once; a tensor that does
-# not fit is copied synchronously.
-HOST_COPY_BYTES = 1 << 30
+# not fit is copied synchronously. None: the writer's bound (MSPROBE_WRITER_MEMORY_MB, 512 MiB).
+HOST_COPY_BYTES = None
 # Tensors kept alive until their statistics are read, so that Max/Min_except_inf_nan can be
 # computed when Max or Min comes back inf/NaN (overflow); beyond this, only weakly.
 RETAINED_BYTES = 1 << 30

@@ -11,8 +11,9 @@ recorded: later in-place changes run after the reductions on the same stream.
 
 md5 and tensor tasks: the tensor is copied asynchronously into a reusable pinned host buffer
 (copy_(non_blocking=True) on the current stream); the core computes the checksum and writes the
-file from that copy once the batch's event has completed. Host memory is bounded
-(HOST_COPY_BYTES); a tensor that does not fit takes the synchronous host copy.
+file from that copy once the batch's event has completed. The buffers held at once are bounded
+by the writer's memory bound (MSPROBE_WRITER_MEMORY_MB); a tensor that does not fit takes the
+synchronous host copy.
 
 Max/Min_except_inf_nan are needed only when Max or Min is inf/NaN, and float64 sums of squares
 need rescaling only for magnitudes beyond 1e+-150 (as on the host). Both are then computed at
@@ -30,6 +31,7 @@ import torch
 
 from msprobe import _core
 from msprobe.core import device_path
+from msprobe.core.debugger_support import writer_memory_mb
 
 _VF = torch._C._VariableFunctions
 _TB = torch._C.TensorBase
@@ -244,7 +246,8 @@ class DeviceRecorder:
 
     def _copy(self, rec, x):
         if self.buffers is None:
-            self.buffers = _HostBuffers(pin=not self.forced, limit=device_path.HOST_COPY_BYTES)
+            limit = device_path.HOST_COPY_BYTES or (writer_memory_mb() << 20)
+            self.buffers = _HostBuffers(pin=not self.forced, limit=limit)
         nbytes = _TB.numel(x) * _TB.element_size(x)
         buf = self.buffers.take(max(nbytes, 1))
         if buf is None:
