@@ -571,9 +571,25 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
     w("- L1 tensor writes ~0.9 GB per step. On disk its step time depends on the disk's "
       "writeback speed (it varied from 0.15 to 1.4 GB/s on this machine); the tmpfs rows "
       "(`/dev/shm`) take the disk out and show the probe's own cost.")
+    # The device-step section is written by run_device_benchmarks.py: keep it.
+    kept = device_section(path)
     with open(path, "w") as f:
-        f.write("\n".join(L) + "\n")
+        f.write("\n".join(L) + "\n" + (("\n" + kept + "\n") if kept else ""))
     return nfail
+
+
+DEVICE_BEGIN, DEVICE_END = "<!-- device-step:begin -->", "<!-- device-step:end -->"
+
+
+def device_section(path):
+    """The section between DEVICE_BEGIN and DEVICE_END of an existing report, markers included."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError:
+        return ""
+    a, b = text.find(DEVICE_BEGIN), text.find(DEVICE_END)
+    return text[a:b + len(DEVICE_END)] if 0 <= a < b else ""
 
 
 def fmt_steps(table, args):

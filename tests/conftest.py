@@ -19,6 +19,24 @@ def fresh_debugger(tmp_path, monkeypatch):
     PrecisionDebugger._reset_for_tests()
 
 
+# The device path (msprobe/core/device_path.py) forced onto CPU tensors: modules that use this
+# fixture run all their tests twice, on the host path and through the device path.
+DEVICE_PATHS = ("host", "forced")
+FORCE_DEVICE_ENV = "MSPROBE_FORCE_DEVICE_PATH"
+
+
+@pytest.fixture(scope="module", params=DEVICE_PATHS)
+def device_path(request):
+    """Sets MSPROBE_FORCE_DEVICE_PATH for in-process debuggers and child processes alike."""
+    mp = pytest.MonkeyPatch()
+    if request.param == "forced":
+        mp.setenv(FORCE_DEVICE_ENV, "1")
+    else:
+        mp.delenv(FORCE_DEVICE_ENV, raising=False)
+    yield request.param
+    mp.undo()
+
+
 def load_json(path):
     with open(path) as f:
         return json.load(f)

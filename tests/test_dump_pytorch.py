@@ -12,6 +12,9 @@ from dump_models import ProbeTestNet, make_inputs
 
 TENSOR_KEYS = ["type", "dtype", "shape", "Max", "Min", "Mean", "Norm", "requires_grad"]
 
+# Every test runs on the host path and on the device path forced onto CPU tensors.
+pytestmark = pytest.mark.usefixtures("device_path")
+
 
 def train_steps(debugger, model, steps=1, use_model=True):
     opt = torch.optim.SGD(model.parameters(), lr=0.1)

@@ -14,6 +14,8 @@ def baseline(tmp_path_factory):
     return torch.load(d / "off.pt", weights_only=True)
 
 
+# Also through the device path forced onto CPU tensors (conftest.device_path).
+@pytest.mark.usefixtures("device_path")
 @pytest.mark.parametrize("level,task", [("L1", "statistics"), ("L0", "statistics"),
                                         ("mix", "statistics"), ("mix", "tensor"), ("L1", "md5")])
 def test_loss_and_gradients_bit_identical(tmp_path, baseline, level, task):

@@ -8,7 +8,7 @@ import os
 import pytest
 import torch
 
-from conftest import TESTS_DIR, run_python
+from conftest import FORCE_DEVICE_ENV, TESTS_DIR, run_python
 
 FIXTURES = os.path.join(TESTS_DIR, "fixtures", "original_1.2.1")
 CONFIGS = os.path.join(TESTS_DIR, "parity", "configs")
@@ -50,13 +50,25 @@ def rank_dirs(root):
                   if "dump.json" in fn)
 
 
-@pytest.fixture(scope="module", params=CONFIG_NAMES)
-def dumped(request, tmp_path_factory):
-    name = request.param
-    work = tmp_path_factory.mktemp(name)
+_DUMPS = {}  # (config, device path) -> dump root, for the comparison of the two paths
+
+
+def run_parity_model(name, path, tmp_path_factory):
+    work = tmp_path_factory.mktemp(f"{name}_{path}")
+    env = {FORCE_DEVICE_ENV: "1" if path == "forced" else ""}
     r = run_python(os.path.join(TESTS_DIR, "parity", "parity_model.py"), "--config",
-                   os.path.join(CONFIGS, f"{name}.json"), "--steps", "2", cwd=work)
-    return name, work / "dump", r.stdout
+                   os.path.join(CONFIGS, f"{name}.json"), "--steps", "2", cwd=work, env=env)
+    _DUMPS[(name, path)] = work / "dump"
+    return work / "dump", r.stdout
+
+
+# Each configuration is dumped on the host path and through the device path forced onto CPU
+# tensors (conftest.device_path); both must match the original.
+@pytest.fixture(scope="module", params=CONFIG_NAMES)
+def dumped(request, tmp_path_factory, device_path):
+    name = request.param
+    root, stdout = run_parity_model(name, device_path, tmp_path_factory)
+    return name, root, stdout
 
 
 def test_same_losses_as_original(dumped):
@@ -111,3 +123,43 @@ def test_same_tensor_files(dumped):
             orig = torch.load(os.path.join(kept, fname), weights_only=True)
             mine = torch.load(os.path.join(data_dir, fname), weights_only=True)
             assert mine.dtype == orig.dtype and torch.equal(mine, orig), fname
+
+
+def test_device_path_matches_host_path(dumped, device_path, tmp_path_factory):
+    """The forced device path against the host path, record by record: everything equal except
+    Mean and Norm, which torch sums in float32 and we sum in double (float32 rounding)."""
+    name, root, _ = dumped
+    if device_path != "forced":
+        pytest.skip("compared once, from the forced run")
+    host = _DUMPS.get((name, "host")) or run_parity_model(name, "host", tmp_path_factory)[0]
+    assert rank_dirs(str(root)) == rank_dirs(str(host))
+    for rel in rank_dirs(str(host)):
+        ours = load(os.path.join(root, rel, "dump.json"))
+        ref = load(os.path.join(host, rel, "dump.json"))
+        assert list(ours["data"]) == list(ref["data"])
+        for entry, value in ref["data"].items():
+            mt, rt = dict(tensors(ours["data"][entry])), dict(tensors(value))
+            assert list(mt) == list(rt), entry
+            for path, t in rt.items():
+                u = mt[path]
+                assert list(u) == list(t), (entry, path)
+                # A float32 sum's error scales with the magnitudes summed, not with the result.
+                scale = max((abs(t[k]) for k in ("Max", "Min") if isinstance(t.get(k), float)
+                             and math.isfinite(t[k])), default=0.0)
+                for key, v in t.items():
+                    if key in ("Mean", "Norm") and isinstance(v, float) and not math.isnan(v):
+                        assert math.isclose(u[key], v, rel_tol=2e-6, abs_tol=2e-6 * scale), \
+                            (entry, path, key, u[key], v)
+                    elif isinstance(v, float) and math.isnan(v):
+                        assert math.isnan(u[key]), (entry, path, key)
+                    else:
+                        assert u[key] == v and type(u[key]) is type(v), (entry, path, key)
+        data_dir = os.path.join(host, rel, "dump_tensor_data")
+        if os.path.isdir(data_dir):
+            files = sorted(os.listdir(data_dir))
+            assert sorted(os.listdir(os.path.join(root, rel, "dump_tensor_data"))) == files
+            for fname in files:
+                a = torch.load(os.path.join(root, rel, "dump_tensor_data", fname),
+                               weights_only=True)
+                b = torch.load(os.path.join(data_dir, fname), weights_only=True)
+                assert a.dtype == b.dtype and torch.equal(a, b), fname

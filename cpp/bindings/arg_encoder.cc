@@ -2,9 +2,13 @@
 #include "arg_encoder.h"
 
 #include <Python.h>
+#include <nanobind/stl/string.h>
+
+#include <cstring>
 
 #include "msprobe/base/error.h"
 #include "msprobe/dump/overflow_monitor.h"
+#include "msprobe/dump/external_stats.h"
 #include "msprobe/format/npy_writer.h"
 #include "msprobe/format/pt_writer.h"
 #include "tensor_from_python.h"
@@ -92,31 +96,49 @@ int64_t version_counter(nb::handle v) {
 }
 }  // namespace
 
+ArgEncoder::TensorIdentity ArgEncoder::identity_of(nb::handle v, const PyTensor& pt) const {
+  TensorIdentity id;
+  id.version = version_counter(v);
+  if (id.version < 0) return id;
+  PyObject* ref = PyWeakref_NewRef(v.ptr(), nullptr);
+  if (!ref) {
+    PyErr_Clear();
+    id.version = -1;
+    return id;
+  }
+  id.weak = nb::steal(ref);
+  id.view.data = pt.view.data;
+  id.view.dtype = pt.view.dtype;
+  id.view.shape = pt.view.shape;
+  id.view.strides = pt.view.strides;
+  return id;
+}
+
 // Returns true when the file was linked (contents handed over as a fallback).
-bool ArgEncoder::save_or_link(nb::handle v, const PyTensor& pt, uint32_t crc,
-                              const std::string& data_name, std::string& contents) {
+bool ArgEncoder::save_or_link(const TensorIdentity& id, uint32_t crc, const std::string& data_name,
+                              std::string& contents) {
   constexpr size_t kMaxRemembered = 8192;
-  const int64_t version = version_counter(v);
-  if (version < 0) return false;
-  auto it = saved_.find(v.ptr());
+  if (id.version < 0 || !id.weak.is_valid()) return false;
+  PyObject* obj = PyWeakref_GetObject(id.weak.ptr());  // borrowed; Py_None once dead
+  if (obj == nullptr || obj == Py_None) {
+    PyErr_Clear();
+    return false;
+  }
+  auto it = saved_.find(obj);
   if (it != saved_.end()) {
     const SavedTensor& old = it->second;
-    const bool same = PyWeakref_GetObject(old.weak.ptr()) == v.ptr() && old.version == version &&
-                      old.crc == crc && old.data == pt.view.data && old.dtype == pt.view.dtype &&
-                      old.shape == pt.view.shape && old.strides == pt.view.strides;
+    const bool same = PyWeakref_GetObject(old.weak.ptr()) == obj && old.version == id.version &&
+                      old.crc == crc && old.data == id.view.data &&
+                      old.dtype == id.view.dtype && old.shape == id.view.shape &&
+                      old.strides == id.view.strides;
     if (same) {
       s_.link_tensor_file(old.data_name, data_name, std::move(contents));
       return true;
     }
   }
-  PyObject* ref = PyWeakref_NewRef(v.ptr(), nullptr);
-  if (!ref) {
-    PyErr_Clear();
-    return false;
-  }
   if (saved_.size() >= kMaxRemembered) saved_.clear();
-  saved_[v.ptr()] = SavedTensor{nb::steal(ref), version, crc, pt.view.data, pt.view.dtype,
-                                pt.view.shape, pt.view.strides, data_name};
+  saved_[obj] = SavedTensor{id.weak, id.version, crc, id.view.data, id.view.dtype,
+                            id.view.shape, id.view.strides, data_name};
   return false;
 }
 
@@ -127,14 +149,33 @@ void ArgEncoder::tensor(JsonWriter& w, nb::handle v, const std::string& stem) {
 }
 
 void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const std::string& stem) {
-  nb::object host;
+  // Not for overflow_check, which keeps the tensors of an entry to save them if it overflows.
+  if (types_.device_record.is_valid() && !pt.dispatch_subclass && pt.view.numel() > 0 &&
+      (!pt.on_cpu || types_.device_all) && !s_.overflow_task()) {
+    // Accelerator memory: statistics on the device (or an asynchronous host copy), read later.
+    nb::object handle = types_.device_record(v);
+    if (!handle.is_none()) {
+      defer_device(w, v, std::move(handle), pt, stem);
+      return;
+    }
+  }
   if (!pt.on_cpu && pt.view.data != nullptr && types_.to_host.is_valid()) {
     // Device memory cannot be read here: take a host copy through the adapter.
-    host = types_.to_host(v);
+    nb::object host = types_.to_host(v);
     bool rg = pt.requires_grad;
-    if (!view_tensor(host, pt)) { w.null(); return; }
-    pt.requires_grad = rg;
+    TensorIdentity id = links_files() ? identity_of(v, pt) : TensorIdentity{};
+    PyTensor hp;
+    if (!view_tensor(host, hp)) { w.null(); return; }
+    hp.requires_grad = rg;
+    host_record(w, host, hp, stem, &id);
+    return;
   }
+  TensorIdentity id = links_files() ? identity_of(v, pt) : TensorIdentity{};
+  host_record(w, v, pt, stem, &id);
+}
+
+void ArgEncoder::host_record(JsonWriter& w, nb::handle obj, PyTensor& pt, const std::string& stem,
+                             const TensorIdentity* id) {
   const TensorRecordOptions& opt = s_.record_options();
   TensorStats stats;
   if (pt.view.data == nullptr && pt.view.numel() > 0) {
@@ -152,7 +193,7 @@ void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const st
   stats = compute_stats(pt.view, opt.want_crc);
   if (sink_) {
     if (stats_overflow(stats)) (sink_output_ ? sink_->outputs : sink_->inputs) = true;
-    sink_->held.push_back(HeldTensor{host.is_valid() ? host : nb::borrow(v), stem, pt.requires_grad});
+    sink_->held.push_back(HeldTensor{nb::borrow(obj), stem, pt.requires_grad});
   }
   uint32_t data_crc = 0;
   if (save) {
@@ -162,8 +203,8 @@ void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const st
   }
   write_tensor_record_with_stats(w, pt.view.dtype, pt.view.shape, stats, pt.requires_grad,
                                  data_name, opt);
-  if (save && !(opt.framework == Framework::kPyTorch &&
-                save_or_link(v, pt, data_crc, data_name, file_contents)))
+  if (save && !(links_files() && id != nullptr &&
+                save_or_link(*id, data_crc, data_name, file_contents)))
     s_.save_tensor_file(data_name, std::move(file_contents));
 }
 
@@ -193,20 +234,108 @@ void ArgEncoder::defer(JsonWriter& w, nb::handle v, std::string stem) {
   marker += std::to_string(id);
   marker += kDeferredMark;
   w.raw(marker);
-  if (deferred_.empty()) oldest_deferred_ = std::chrono::steady_clock::now();
-  deferred_.push_back(Deferred{id, nb::borrow(v), std::move(stem), depth, sink_, sink_output_});
+  deferred_.push_back(
+      Deferred{id, nb::borrow(v), std::move(stem), depth, sink_, sink_output_,
+               std::chrono::steady_clock::now()});
+}
+
+void ArgEncoder::defer_device(JsonWriter& w, nb::handle v, nb::object handle, const PyTensor& pt,
+                              const std::string& stem) {
+  defer(w, handle, stem);
+  Deferred& d = deferred_.back();
+  d.device = true;
+  d.dtype = pt.view.dtype;
+  d.shape = pt.view.shape;
+  d.requires_grad = pt.requires_grad;
+  if (links_files()) d.identity = identity_of(v, pt);
 }
 
 double ArgEncoder::deferred_age_s() const {
   if (deferred_.empty()) return 0.0;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - oldest_deferred_)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - deferred_.front().since)
       .count();
 }
 
-std::vector<std::pair<uint64_t, std::string>> ArgEncoder::render_deferred() {
-  std::vector<Deferred> items;
-  items.swap(deferred_);
+void ArgEncoder::external_record(JsonWriter& w, Deferred& d, nb::handle numbers, DType dtype,
+                                 const std::vector<int64_t>& shape, bool requires_grad) {
+  char* data = nullptr;
+  Py_ssize_t len = 0;
+  if (PyBytes_AsStringAndSize(numbers.ptr(), &data, &len) != 0) throw nb::python_error();
+  ExternalStats e = decode_external_stats(dtype, shape, data, (size_t)len);
+  if (types_.extremes.is_valid() && external_stats_need_extremes(dtype, shape, e)) {
+    // Max or Min is inf/NaN (overflow; rare): the extremes over the finite values.
+    nb::object x = types_.extremes(d.value);
+    if (PyBytes_Check(x.ptr())) {
+      std::string all(data, (size_t)len);
+      all.append(PyBytes_AS_STRING(x.ptr()), (size_t)PyBytes_GET_SIZE(x.ptr()));
+      e = decode_external_stats(dtype, shape, all.data(), all.size());
+    }
+  }
+  if (types_.rescaled.is_valid() && external_stats_need_rescale(dtype, shape, e)) {
+    const double scale = external_stats_scale(e);
+    nb::object m = types_.rescaled(d.value, scale);
+    if (PyBytes_Check(m.ptr()) && PyBytes_GET_SIZE(m.ptr()) == 2 * sizeof(double)) {
+      double mn[2];
+      std::memcpy(mn, PyBytes_AS_STRING(m.ptr()), sizeof(mn));
+      set_rescaled_moments(e, mn[0] * scale, mn[1] * scale);
+    }
+  }
+  write_external_tensor_record(w, dtype, shape, e, requires_grad, std::string(),
+                               s_.record_options());
+}
+
+// The same rendering as value() gives an object it reads at once: a tensor view, else the
+// adapter's description of it; statistics computed on a device come back as numbers.
+void ArgEncoder::render_one(JsonWriter& w, Deferred& d) {
+  nb::object r = types_.resolve(d.value);
+  if (PyBytes_Check(r.ptr())) {  // numbers of a device record (external_stats.h)
+    external_record(w, d, r, d.dtype, d.shape, d.requires_grad);
+    return;
+  }
+  if (PyTuple_Check(r.ptr()) && PyTuple_GET_SIZE(r.ptr()) == 3 &&
+      PyBytes_Check(PyTuple_GET_ITEM(r.ptr(), 0))) {
+    // (numbers, dtype name, shape) of a value whose tensor the core has not seen
+    std::vector<int64_t> shape;
+    for (nb::handle s : nb::borrow(PyTuple_GET_ITEM(r.ptr(), 2))) shape.push_back(nb::cast<int64_t>(s));
+    const DType dtype = dtype_from_name(nb::cast<std::string>(nb::borrow(PyTuple_GET_ITEM(r.ptr(), 1))));
+    external_record(w, d, nb::borrow(PyTuple_GET_ITEM(r.ptr(), 0)), dtype, shape, false);
+    return;
+  }
+  PyTensor pt;
+  if (view_tensor(r, pt)) {
+    if (d.device) {  // the host copy of a device record
+      pt.requires_grad = d.requires_grad;
+      host_record(w, r, pt, d.stem, &d.identity);
+    } else {
+      tensor_view(w, r, pt, d.stem);
+    }
+  } else if (types_.fallback.is_valid()) {
+    plain(w, types_.fallback(r, nb::none()), 1);
+  } else {
+    w.null();
+  }
+}
+
+std::vector<std::pair<uint64_t, std::string>> ArgEncoder::render_deferred(bool force) {
+  size_t ready = deferred_.size();
+  if (types_.prepare.is_valid() && !deferred_.empty()) {
+    nb::list fresh;
+    for (size_t i = prepared_; i < deferred_.size(); ++i) fresh.append(deferred_[i].value);
+    prepared_ = deferred_.size();
+    const size_t n = nb::cast<size_t>(types_.prepare(fresh, force));
+    ready = force ? deferred_.size() : std::min(n, deferred_.size());
+  }
   std::vector<std::pair<uint64_t, std::string>> out;
+  if (ready == 0) return out;
+  std::vector<Deferred> items;
+  if (ready == deferred_.size()) {
+    items.swap(deferred_);
+  } else {
+    items.assign(std::make_move_iterator(deferred_.begin()),
+                 std::make_move_iterator(deferred_.begin() + (std::ptrdiff_t)ready));
+    deferred_.erase(deferred_.begin(), deferred_.begin() + (std::ptrdiff_t)ready);
+  }
+  prepared_ = prepared_ > ready ? prepared_ - ready : 0;
   out.reserve(items.size());
   for (Deferred& d : items) {
     std::string text;
@@ -215,15 +344,7 @@ std::vector<std::pair<uint64_t, std::string>> ArgEncoder::render_deferred() {
     // The same rendering as value() gives an object it reads at once: a tensor view, else
     // the adapter's description of it.
     try {
-      nb::object host = types_.resolve(d.value);
-      PyTensor pt;
-      if (view_tensor(host, pt)) {
-        tensor_view(w, host, pt, d.stem);
-      } else if (types_.fallback.is_valid()) {
-        plain(w, types_.fallback(host, nb::none()), 1);
-      } else {
-        w.null();
-      }
+      render_one(w, d);
     } catch (const nb::python_error&) {
       text = "null";  // unreadable value: null, as value() writes for values it cannot view
     }

@@ -27,6 +27,18 @@ struct PythonTypes {
   // -> what the encoder reads, so that recording a tensor does not wait for its kernel.
   nb::object deferred;
   nb::object resolve;
+  // Device path (device_path.h): device_record(tensor) -> handle | None starts the statistics
+  // (or the host copy) of an accelerator tensor and returns a handle that is deferred like the
+  // values above; prepare(new_values, force) -> int says how many of the oldest deferred values
+  // resolve() can read without waiting (all when force); extremes(handle) -> bytes | None gives
+  // the four extremes of external_stats.h when Max or Min came back inf/NaN.
+  nb::object device_record;
+  nb::object prepare;
+  nb::object extremes;
+  // rescaled(handle, scale) -> bytes | None: mean and norm of the values divided by `scale`
+  // (float64 magnitudes beyond 1e+-150, external_stats_need_rescale), not yet multiplied back.
+  nb::object rescaled;
+  bool device_all = false;  // testing aid: CPU tensors take the device path too
 };
 
 // A deferred value's JSON text: written as the marker "\x01{id}\x01" (JsonWriter escapes control
@@ -59,8 +71,9 @@ class ArgEncoder {
   size_t deferred_count() const { return deferred_.size(); }
   // Seconds since the oldest unrendered deferred value was written (0 when none).
   double deferred_age_s() const;
-  // Reads and renders every deferred value, in the order written: (id, JSON text).
-  std::vector<std::pair<uint64_t, std::string>> render_deferred();
+  // Reads and renders the deferred values that are ready (all of them when `force`), in the
+  // order written: (id, JSON text).
+  std::vector<std::pair<uint64_t, std::string>> render_deferred(bool force = true);
 
  private:
   void tensor(JsonWriter& w, nb::handle v, const std::string& stem);
@@ -72,6 +85,22 @@ class ArgEncoder {
   }
   void defer(JsonWriter& w, nb::handle v, std::string stem);
 
+  // What identifies a tensor saved by the tensor task (hard links for unchanged tensors).
+  struct TensorIdentity {
+    nb::object weak;          // weak reference to the tensor object, or invalid
+    int64_t version = -1;     // its version counter when recorded
+    TensorView view;          // its memory when recorded (data, dtype, shape, strides)
+  };
+  // The statistics and file of a host-readable tensor; `id` names the recorded tensor.
+  // obj: the object whose memory pt views (kept by overflow_check's sink).
+  void host_record(JsonWriter& w, nb::handle obj, PyTensor& pt, const std::string& stem,
+                   const TensorIdentity* id);
+  TensorIdentity identity_of(nb::handle v, const PyTensor& pt) const;
+  // PyTorch tensor task: a tensor saved again unchanged becomes a hard link (see SavedTensor).
+  bool links_files() const {
+    return s_.tensor_task() && s_.record_options().framework == Framework::kPyTorch;
+  }
+
   struct Deferred {
     uint64_t id;
     nb::object value;
@@ -79,10 +108,23 @@ class ArgEncoder {
     int depth;
     SinkPtr sink;  // overflow_check: the entry part it belongs to
     bool output_side;
+    std::chrono::steady_clock::time_point since;
+    // Device records: the tensor as seen when recorded.
+    bool device = false;
+    DType dtype = DType::kFloat32;
+    std::vector<int64_t> shape;
+    bool requires_grad = false;
+    TensorIdentity identity;
   };
+  void defer_device(JsonWriter& w, nb::handle v, nb::object handle, const PyTensor& pt,
+                    const std::string& stem);
+  void render_one(JsonWriter& w, Deferred& d);
+  // Statistics handed back as numbers (external_stats.h).
+  void external_record(JsonWriter& w, Deferred& d, nb::handle numbers, DType dtype,
+                       const std::vector<int64_t>& shape, bool requires_grad);
   std::vector<Deferred> deferred_;
+  size_t prepared_ = 0;  // deferred_[0, prepared_) have been passed to types_.prepare
   uint64_t next_deferred_id_ = 1;
-  std::chrono::steady_clock::time_point oldest_deferred_;
 
   // Tensor task: a tensor object saved again unchanged (same object, same version counter,
   // same bytes by CRC-32) is hard-linked to its first file instead of written twice.
@@ -95,7 +137,7 @@ class ArgEncoder {
     std::vector<int64_t> shape, strides;
     std::string data_name;
   };
-  bool save_or_link(nb::handle v, const PyTensor& pt, uint32_t crc, const std::string& data_name,
+  bool save_or_link(const TensorIdentity& id, uint32_t crc, const std::string& data_name,
                     std::string& contents);
 
   DumpSession& s_;

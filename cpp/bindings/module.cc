@@ -17,6 +17,7 @@ void bind_reader(nb::module_& m);
 void bind_name_mapping(nb::module_& m);
 void bind_compare_output(nb::module_& m);
 void bind_repair(nb::module_& m);
+void bind_device(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -37,4 +38,5 @@ NB_MODULE(_core, m) {
   bind_name_mapping(m);  // after bind_compare: subclasses of its NameMapper
   bind_compare_output(m);
   bind_repair(m);
+  bind_device(m);
 }

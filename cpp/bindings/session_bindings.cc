@@ -126,6 +126,19 @@ class PySession {
     max_deferred_age_s_ = max_age_s;
   }
 
+  // Device path (arg_encoder.h, PythonTypes): accelerator tensors are recorded through
+  // `record`, read back in batches through prepare/resolve; `all_tensors` (a testing aid) sends
+  // CPU tensors the same way.
+  void set_device_path(nb::object record, nb::object prepare, nb::object extremes,
+                       nb::object rescaled, bool all_tensors) {
+    auto callable = [](nb::object f) { return f.is_none() ? nb::object() : std::move(f); };
+    types_.device_record = callable(std::move(record));
+    types_.prepare = callable(std::move(prepare));
+    types_.extremes = callable(std::move(extremes));
+    types_.rescaled = callable(std::move(rescaled));
+    types_.device_all = all_tensors;
+  }
+
   bool start(int64_t rank) { return session_.start(rank); }
   void stop() {
     flush_param_grads();
@@ -153,10 +166,12 @@ class PySession {
     forward_overflowed_.clear();
   }
 
-  // Reads every deferred value and writes the entries that were waiting for them, in order.
-  void resolve() {
+  // Reads every deferred value (only those ready without waiting unless `force`) and writes
+  // the entries that were waiting for them, in order.
+  void resolve(bool force = true) {
     if (encoder_.deferred_count() != 0) {
-      for (auto& [id, text] : encoder_.render_deferred()) resolved_.emplace(id, std::move(text));
+      for (auto& [id, text] : encoder_.render_deferred(force))
+        resolved_.emplace(id, std::move(text));
     }
     drain();
   }
@@ -560,7 +575,7 @@ class PySession {
   void maybe_resolve() {
     const size_t n = encoder_.deferred_count();
     if (n != 0 && (n >= max_deferred_ || encoder_.deferred_age_s() >= max_deferred_age_s_))
-      resolve();
+      resolve(false);
   }
 
   // End of a step: entries whose values were never rendered (their call had no post hook)
@@ -713,7 +728,9 @@ void bind_session(nb::module_& m) {
            "library_prefixes"_a)
       .def("set_deferral", &PySession::set_deferral, "deferred_type"_a, "resolve"_a,
            "max_pending"_a = 64, "max_age_s"_a = 0.5)
-      .def("resolve", &PySession::resolve)
+      .def("resolve", [](PySession& s) { s.resolve(true); })
+      .def("set_device_path", &PySession::set_device_path, "record"_a.none(), "prepare"_a.none(),
+           "extremes"_a.none(), "rescaled"_a.none(), "all_tensors"_a = false)
       .def("flush", &PySession::flush, nb::call_guard<nb::gil_scoped_release>())
       .def("api_pre", &PySession::api_pre)
       .def("api_post", &PySession::api_post)
@@ -724,6 +741,12 @@ void bind_session(nb::module_& m) {
       .def("param_grad", &PySession::param_grad)
       .def("enter_region", &PySession::enter_region)
       .def("exit_region", &PySession::exit_region)
+      .def_prop_ro("needs_tensor_bytes",
+                   [](PySession& s) {
+                     return s.core().tensor_task() || s.core().record_options().want_crc;
+                   },
+                   "The task reads every byte of a tensor (tensor files or md5), not only its "
+                   "statistics.")
       .def_prop_ro("switch_on", [](PySession& s) { return s.core().switch_on(); })
       .def_prop_ro("ended", [](PySession& s) { return s.core().ended(); })
       .def_prop_ro("overflow_terminated", [](PySession& s) { return s.core().overflow_terminated(); })

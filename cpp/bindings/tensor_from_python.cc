@@ -336,7 +336,10 @@ bool from_torch(PyObject* o, PyTensor& out) {
     // Subclasses that intercept dispatch (FakeTensor, FunctionalTensor, DTensor...) may not
     // have real storage behind their data pointer: describe them without data.
     PyObject* disp = type_lookup(tp, names().torch_dispatch);
-    if (disp && disp != g_torch.dispatch_default) return torch_metadata_only(o, out);
+    if (disp && disp != g_torch.dispatch_default) {
+      out.dispatch_subclass = true;
+      return torch_metadata_only(o, out);
+    }
   }
 
   nb::object t = nb::borrow(o);

@@ -14,6 +14,7 @@ struct PyTensor {
   nb::object owner;         // keeps the exported memory alive while the view is used
   bool requires_grad = false;
   bool on_cpu = true;       // false: device memory, the view's data must not be read on the host
+  bool dispatch_subclass = false;  // a torch subclass that intercepts dispatch (fake, DTensor...)
 };
 
 // Fills `out` from a torch.Tensor (detached, conj resolved), a numpy array, or a DLPack producer.

@@ -19,6 +19,8 @@ def baseline(tmp_path_factory):
     return digest(tmp_path_factory.mktemp("off"), "off", "statistics")
 
 
+# Also through the device path forced onto CPU tensors (conftest.device_path).
+@pytest.mark.usefixtures("device_path")
 @pytest.mark.parametrize("level,task", [("L0", "tensor"), ("L1", "statistics"),
                                         ("mix", "tensor"), ("mix", "statistics")])
 def test_bit_identical_training(tmp_path, baseline, level, task):

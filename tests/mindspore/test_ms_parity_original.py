@@ -45,10 +45,12 @@ def is_primitive_backward_output(entry, path):
         path.startswith(".output")
 
 
+# Each configuration is dumped on the host path and through the device path forced onto CPU
+# tensors (conftest.device_path); both must match the original.
 @pytest.fixture(scope="module", params=CONFIG_NAMES)
-def dumped(request, tmp_path_factory):
+def dumped(request, tmp_path_factory, device_path):
     name = request.param
-    work = tmp_path_factory.mktemp(name)
+    work = tmp_path_factory.mktemp(f"{name}_{device_path}")
     r = run_python(os.path.join(HERE, "parity_net.py"), "--config",
                    os.path.join(CONFIGS, f"{name}.json"), "--steps", "2", cwd=work)
     return name, work / "dump", r.stdout

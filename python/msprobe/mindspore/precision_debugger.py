@@ -15,7 +15,7 @@ from msprobe.core.errors import MsprobeException
 from msprobe.mindspore.api_wrapper import ApiPatcher
 from msprobe.mindspore.cell_hooks import CellHooks
 from msprobe.mindspore.hook_state import STATE
-from msprobe.mindspore import kernel_dump
+from msprobe.mindspore import device_stats, kernel_dump
 from msprobe.mindspore.jit_capture import JitCapture
 from msprobe.mindspore.pipeline import PIPELINE
 from msprobe.mindspore.primitive_hooks import PrimitiveHooks
@@ -94,6 +94,7 @@ class PrecisionDebugger:
         self.session.set_deferral(Deferred, resolve_deferred)  # see value_encoding.py
         if cfg.task == "overflow_check":
             self.session.set_overflow_reporting(overflow_reporter(), library_prefixes(ms))
+        self.device_recorder = device_stats.attach(self.session)  # accelerator tensors
         modes = cfg.data_mode
         STATE.want_backward = "all" in modes or "backward" in modes or "forward" not in modes
         STATE.construct_all = cfg.level == "mix"

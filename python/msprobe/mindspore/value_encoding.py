@@ -78,11 +78,13 @@ def tensor_for_core(t):
 
 
 class Deferred:
-    """A tensor the core reads later, through resolve_deferred()."""
-    __slots__ = ("tensor",)
+    """A tensor the core reads later, through resolve_deferred() (or on an accelerator through
+    device_stats.py, which keeps its progress in `state`)."""
+    __slots__ = ("tensor", "state")
 
     def __init__(self, tensor):
         self.tensor = tensor
+        self.state = None
 
 
 def resolve_deferred(d):
@@ -90,6 +92,7 @@ def resolve_deferred(d):
 
 
 _Parameter = ms.Parameter
+DEVICE = None  # device_stats.MsDeviceRecorder on an accelerator (or forced), else None
 
 
 def for_core(value, depth=0):
@@ -97,7 +100,7 @@ def for_core(value, depth=0):
     will view: Deferred)."""
     if isinstance(value, TENSOR_TYPES):
         if isinstance(value, _Parameter):
-            return tensor_for_core(value)
+            return tensor_for_core(value) if DEVICE is None else DEVICE.snapshot(value)
         return Deferred(value)
     if depth >= MAX_DEPTH:
         return value

@@ -11,6 +11,7 @@ from msprobe.core.debugger_support import (ProblemReport, check_argument_types, 
                                            overflow_reporter, report_repairs, writer_memory_mb)
 from msprobe.core.errors import MsprobeException
 from msprobe.pytorch.api_wrapper import ApiPatcher
+from msprobe.pytorch import device_stats
 from msprobe.pytorch.construct_regions import ConstructRegions
 from msprobe.pytorch.hook_state import STATE
 from msprobe.pytorch.module_hooks import ModuleHooks
@@ -67,6 +68,7 @@ class PrecisionDebugger:
         self.session.set_types(torch.Size, np.generic, encode_torch_value, to_host, MSPROBE_DIR)
         if cfg.task == "overflow_check":
             self.session.set_overflow_reporting(overflow_reporter(), library_prefixes(torch))
+        self.device_recorder = device_stats.attach(self.session)  # accelerator tensors
         self.api_patcher = ApiPatcher()
         self.module_hooks = ModuleHooks()
         self.modules_registered = False
