@@ -37,6 +37,19 @@ def assert_one_line_error(r, *parts):
         assert any(part in e for e in errors), (part, r.stderr)
 
 
+# Files and advisor lines we write beyond 1.2.1 (docs/compatibility.md): first divergence and the
+# HTML report. Compared against the original's outputs without them.
+OURS_ONLY = re.compile(r"^(divergence|compare_report)(_.*)?\.(json|html)$")
+
+
+def files_of_1_2_1(names):
+    return [f for f in names if not OURS_ONLY.match(f)]
+
+
+def advisor_of_1_2_1(text):
+    return "".join(l for l in text.splitlines(keepends=True) if not l.startswith("First Divergence: "))
+
+
 def write_json(path, obj):
     with open(path, "w") as f:
         json.dump(obj, f)
@@ -255,7 +268,7 @@ def test_cli_distributed_matches_original_and_merges(tmp_path):
     r, out = run_compare(tmp_path, {"npu_path": str(npu), "bench_path": str(bench)})
     assert r.returncode == 0, r.stderr
     assert "Compare ranks: 100%|" in r.stderr and "2/2" in r.stderr      # the progress bar
-    files = sorted(os.listdir(out))
+    files = sorted(files_of_1_2_1(os.listdir(out)))
     assert [re.sub(TS, "{ts}", f) for f in files] == \
         json.load(open(os.path.join(GOLDEN, "distributed", "run.json")))["files"]
     for rank in (0, 1):
@@ -287,14 +300,14 @@ def test_cli_matches_original_fixture(tmp_path, variant):
     same_as = os.path.join(golden_dir, "same_as.txt")
     if os.path.exists(same_as):
         golden_dir = os.path.join(case_dir, open(same_as).read().strip())
-    files = sorted(re.sub(rf"_{TS}(?=\.)", "", f) for f in os.listdir(out))
+    files = sorted(re.sub(rf"_{TS}(?=\.)", "", f) for f in files_of_1_2_1(os.listdir(out)))
     assert files == sorted(open(os.path.join(case_dir, name, "outputs.txt")).read().split())
-    for f in os.listdir(out):
+    for f in files_of_1_2_1(os.listdir(out)):
         golden = os.path.join(golden_dir, re.sub(rf"_{TS}(?=\.)", "", f))
         if f.endswith(".xlsx"):
             assert cells(out / f) == cells(golden), f
         else:   # advisor_*.txt, data_mapping_*.yaml (-lm)
-            assert (out / f).read_text() == open(golden).read(), f
+            assert advisor_of_1_2_1((out / f).read_text()) == open(golden).read(), f
             assert stat.S_IMODE(os.stat(out / f).st_mode) == 0o640
 
 
@@ -456,14 +469,13 @@ def test_progress_callback_error_stops_the_job(tmp_path):
     calls = []
 
     def progress(stage, done, total):
-        calls.append((stage, done, total))
-        if len(calls) == 2:
-            raise KeyboardInterrupt
+        calls.append((stage, done, total))   # the read stage reports every 256 entries and at its end
+        raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         _core.compare_job("pytorch", os.path.join(d, "step0", "rank", "dump.json"),
                           os.path.join(d, "step1", "rank", "dump.json"), str(tmp_path / "out"), progress=progress)
-    assert len(calls) == 2 and calls[0][0] == "read"
+    assert len(calls) == 1 and calls[0][0] == "read"
     assert os.listdir(tmp_path / "out") == []
 
 

@@ -2,7 +2,9 @@
 // merge_result). The work runs in C++ with the GIL released; Python only prints the reports.
 //   compare_job(framework, npu_json, bench_json, output_dir, suffix="", stack_json=None,
 //               stack_mode=False, auto_analyze=True, fuzzy_match=False, timestamp="", threads=0,
-//               progress=None, name_mapper=None, save_data_mapping=False) -> dict
+//               progress=None, name_mapper=None, save_data_mapping=False, html_report=True) -> dict
+//       Also writes divergence{suffix}_{ts}.json and (html_report) compare_report{suffix}_{ts}.html.
+//   merge_rank_divergence([rank divergence files], out_path) -> first suspect line
 //       stack_json None: look for stack.json beside npu_json (1.2.1's default).
 //       progress(stage, done, total) is called at most ~100 times per stage ("read", "compare").
 //       name_mapper: a NameMapper (msprobe.core.compare_mappings.name_mapper) or None.
@@ -111,7 +113,7 @@ nb::dict compare_job_py(const std::string& framework, const std::string& npu_jso
                         const std::string& output_dir,
                         const std::string& suffix, nb::object stack_json, bool stack_mode, bool auto_analyze,
                         bool fuzzy_match, const std::string& timestamp, int threads, nb::object progress,
-                        std::shared_ptr<NameMapper> name_mapper, bool save_data_mapping) {
+                        std::shared_ptr<NameMapper> name_mapper, bool save_data_mapping, bool html_report) {
   CompareJob job;
   job.framework = framework;
   job.npu_json = npu_json;
@@ -129,6 +131,7 @@ nb::dict compare_job_py(const std::string& framework, const std::string& npu_jso
   job.threads = threads;
   job.name_mapper = std::move(name_mapper);
   job.save_data_mapping = save_data_mapping;
+  job.html_report = html_report;
   PyProgress py_progress(progress);
   CompareJobReport r;
   try {
@@ -141,6 +144,10 @@ nb::dict compare_job_py(const std::string& framework, const std::string& npu_jso
   d["xlsx_path"] = r.xlsx_path;
   d["advisor_path"] = r.advisor_path;
   d["data_mapping_path"] = r.data_mapping_path;
+  d["divergence_path"] = r.divergence_path;
+  d["report_path"] = r.report_path;
+  d["first_divergence"] = r.first_divergence;
+  d["suspects"] = r.suspects;
   d["rows"] = r.rows;
   d["red_rows"] = r.red_rows;
   d["yellow_rows"] = r.yellow_rows;
@@ -252,7 +259,17 @@ void bind_compare_output(nb::module_& m) {
   m.def("compare_job", &compare_job_py, "framework"_a, "npu_json"_a, "bench_json"_a, "output_dir"_a, "suffix"_a = "",
         "stack_json"_a.none() = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true, "fuzzy_match"_a = false,
         "timestamp"_a = "", "threads"_a = 0, "progress"_a.none() = nb::none(), "name_mapper"_a.none() = nb::none(), "save_data_mapping"_a = false,
-        "Compares one rank and writes its xlsx (and advisor); returns the report.");
+        "html_report"_a = true,
+        "Compares one rank and writes its xlsx (and advisor), divergence json and HTML report; returns the report.");
+  m.def(
+      "merge_rank_divergence",
+      [](const std::vector<std::string>& rank_files, const std::string& out_path) {
+        nb::gil_scoped_release release;
+        return merge_rank_divergence(rank_files, out_path);
+      },
+      "rank_files"_a, "out_path"_a,
+      "Ranks the suspects of several ranks' divergence files together into out_path; returns the "
+      "first suspect's line.");
   m.def("load_compare_json", &load_compare_json_py, "path"_a);
   m.def("pair_rank_dirs", &pair_rank_dirs_py, "npu_step_dir"_a, "bench_step_dir"_a);
   m.def("path_kind", &path_kind_py, "path"_a);

@@ -166,5 +166,4 @@ void bind_report(nb::module_& root) {
         msprobe::report::write_report_file(path, html);
       },
       "path"_a, "html"_a);
-  m.def("compare_report_file_name", &msprobe::report::compare_report_file_name);
 }

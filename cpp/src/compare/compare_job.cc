@@ -6,10 +6,13 @@
 #include <cstring>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/mapped_file.h"
 #include "msprobe/check/api_precision_compare.h"
 #include "msprobe/compare/mapping_yaml.h"
 #include "msprobe/compare/result_names.h"
 #include "msprobe/compare/xlsx_writer.h"
+#include "msprobe/report/compare_report.h"
+#include "msprobe/report/compared_rank.h"
 
 namespace msprobe {
 namespace compare {
@@ -45,6 +48,40 @@ void check_input_file(const std::string& path, const char* what) {
 bool is_regular_file(const std::string& path) {
   struct stat st;
   return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// N of a folder named <prefix>N, else -1 ("rank" alone: a run without ranks).
+int number_after(const std::string& folder, const std::string& prefix) {
+  const size_t slash = folder.rfind('/');
+  const std::string name = slash == std::string::npos ? folder : folder.substr(slash + 1);
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+      name.find_first_not_of("0123456789", prefix.size()) != std::string::npos || name.size() > prefix.size() + 9)
+    return -1;
+  return std::stoi(name.substr(prefix.size()));
+}
+
+// Beyond 1.2.1: the suspects of this rank in divergence{suffix}_{ts}.json, the first one named
+// in the advisor, and the HTML report of the compare.
+void write_divergence_and_report(const CompareJob& job, CompareTable table, const std::string& out_dir,
+                                 const std::string& ts, CompareJobReport* report) {
+  report::ComparedRank c;
+  const std::string rank_dir = folder_of(job.npu_json);
+  c.rank = number_after(rank_dir, "rank");
+  c.step = number_after(folder_of(rank_dir), "step");
+  c.table = std::move(table);
+  report::find_rank_divergence(&c, job.npu_json, &report->warnings);
+  report->suspects = c.suspects.size();
+  report->first_divergence = first_suspect_line(c.suspects);
+  if (!c.suspects.empty()) report->advisor.first_divergence = c.suspects.front().name + ": " + c.suspects.front().reason;
+  report->divergence_path = join(out_dir, divergence_file_name(job.suffix, ts));
+  report::write_report_file(report->divergence_path, divergence_json(c.suspects, c.table.mode));
+  if (!job.html_report) return;
+  report::ReportInput in;
+  in.runs = {report::run_info("NPU", job.npu_json, job.npu_json),
+             report::run_info("Bench", job.bench_json, job.bench_json)};
+  in.ranks.push_back(report::rank_input(c));
+  report->report_path = join(out_dir, compare_report_file_name(job.suffix, ts));
+  report::write_report_file(report->report_path, report::render_compare_report(in));
 }
 
 }  // namespace
@@ -94,7 +131,7 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
     write_mapping_yaml(*job.name_mapper->data_mapping(), report.data_mapping_path);
   }
 
-  const CompareTable table = compare_dumps(job.npu_json, job.bench_json, options, std::move(progress));
+  CompareTable table = compare_dumps(job.npu_json, job.bench_json, options, std::move(progress));
   report.rows = table.rows.size();
   if (table.rows.empty()) {
     report.warnings.push_back("Can`t match any op.");
@@ -106,15 +143,29 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   }
   report.xlsx_path = join(out_dir, compare_result_file_name(job.suffix, ts));
   write_compare_xlsx(table, report.xlsx_path);
+  if (job.auto_analyze) report.advisor = analyze_compare_table(table);
+  write_divergence_and_report(job, std::move(table), out_dir, ts, &report);
   if (job.auto_analyze) {
-    report.advisor = analyze_compare_table(table);
-    // The place to name the first divergence (divergence_*.json) in the advisor text: set
-    // report.advisor.first_divergence here and the advisor file gets a "First Divergence:" line.
     for (const std::string& w : report.advisor.warnings) report.warnings.push_back(w);
     report.advisor_path = join(out_dir, advisor_file_name(job.suffix, ts));
     write_advisor_file(report.advisor, report.advisor_path);
   }
   return report;
+}
+
+std::string merge_rank_divergence(const std::vector<std::string>& rank_files, const std::string& out_path) {
+  std::vector<Suspect> all;
+  CompareMode mode = CompareMode::kStatistics;
+  for (const std::string& path : rank_files) {
+    const MappedFile file(path);
+    const std::string text(reinterpret_cast<const char*>(file.data()), file.size());
+    mode = parse_divergence_mode(text, path);
+    std::vector<Suspect> s = parse_divergence_json(text, path);
+    all.insert(all.end(), std::make_move_iterator(s.begin()), std::make_move_iterator(s.end()));
+  }
+  rank_suspects(&all);
+  report::write_report_file(out_path, divergence_json(all, mode));
+  return first_suspect_line(all);
 }
 
 }  // namespace compare

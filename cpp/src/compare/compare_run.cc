@@ -101,7 +101,7 @@ CompareTable compare_dumps(const std::string& npu_dump_json, const std::string& 
     in.fuzzy = options.fuzzy_match;
     in.threads = options.threads;
     if (progress) in.progress = [&](size_t d, size_t t) { progress("compare", d, t); };
-    run_tensor_phase(m.rows, table.header, in);
+    run_tensor_phase(m.rows, table.header, in, &table.relative_l2_error);
   }
   table.rows = std::move(m.rows);
   apply_highlight(table);

@@ -4,11 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <string_view>
 #include <unordered_set>
 
 #include "msprobe/compare/row_name.h"
-#include "msprobe/format/json_writer.h"
 
 namespace msprobe {
 namespace compare {
@@ -172,8 +170,10 @@ double row_error(const CompareTable& table, const Columns& col, const Divergence
   }
 
   if (table.mode == CompareMode::kTensor) {
-    if (ctx.relative_l2_error && r < ctx.relative_l2_error->size()) {
-      double e = (*ctx.relative_l2_error)[r];
+    const std::vector<double>* rel =
+        ctx.relative_l2_error ? ctx.relative_l2_error : &table.relative_l2_error;
+    if (r < rel->size()) {
+      double e = (*rel)[r];
       if (!std::isnan(e)) return e;
     }
     double cos = number_of(row, col.cosine);
@@ -416,104 +416,6 @@ void rank_suspects(std::vector<Suspect>* suspects) {
       }
     }
   }
-}
-
-namespace {
-void write_cell(JsonWriter& w, const Cell& c) {
-  switch (c.kind) {
-    case Cell::Kind::kNumber:
-      if (std::isfinite(c.d)) w.floating(c.d);
-      else w.string(std::isnan(c.d) ? "nan" : c.d > 0 ? "inf" : "-inf");
-      break;
-    case Cell::Kind::kBool: w.boolean(c.d != 0); break;
-    case Cell::Kind::kString: w.string(c.s); break;
-    default: w.null();
-  }
-}
-
-void write_number(JsonWriter& w, double v) {
-  if (std::isfinite(v)) w.floating(v);
-  else if (std::isnan(v)) w.null();
-  else w.string(v > 0 ? "inf" : "-inf");
-}
-
-void write_rows(JsonWriter& w, const std::vector<SuspectRow>& rows) {
-  w.begin_object();
-  for (const SuspectRow& r : rows) {
-    w.key(r.name);
-    w.begin_object();
-    w.key("relative_error");
-    write_number(w, r.error);
-    for (const auto& [k, v] : r.metrics) {
-      w.key(k);
-      write_cell(w, v);
-    }
-    w.end_object();
-  }
-  w.end_object();
-}
-
-const char* mode_name(CompareMode m) {
-  switch (m) {
-    case CompareMode::kTensor: return "tensor";
-    case CompareMode::kMd5: return "md5";
-    default: return "statistics";
-  }
-}
-}  // namespace
-
-std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mode) {
-  std::string out;
-  JsonWriter w(out);
-  w.begin_object();
-  w.key("compare_mode");
-  w.string(mode_name(mode));
-  w.key("suspects");
-  w.begin_array();
-  for (const Suspect& s : suspects) {
-    w.begin_object();
-    w.key("name"); w.string(s.name);
-    w.key("rank"); w.integer(s.rank);
-    w.key("step"); w.integer(s.step);
-    w.key("direction"); w.string(s.forward ? "forward" : "backward");
-    w.key("confidence"); w.string(s.tier == 0 ? "high" : "medium");
-    w.key("reason"); w.string(s.reason);
-    w.key("input_error"); write_number(w, s.input_error);
-    w.key("output_error"); write_number(w, s.output_error);
-    w.key("amplification"); write_number(w, s.amplification);
-    w.key("inputs"); write_rows(w, s.inputs);
-    w.key("outputs"); write_rows(w, s.outputs);
-    w.key("stack");
-    w.begin_array();
-    for (const std::string& l : s.stack) w.string(l);
-    w.end_array();
-    w.key("module_path");
-    w.begin_array();
-    for (const std::string& m : s.module_path) w.string(m);
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
-  w.end_object();
-  out += '\n';
-  return out;
-}
-
-std::string first_suspect_line(const std::vector<Suspect>& suspects) {
-  if (suspects.empty()) return "";
-  const Suspect& s = suspects.front();
-  std::string line = "First divergence: " + s.name;
-  if (s.rank >= 0) line += " (rank " + std::to_string(s.rank) + ")";
-  if (s.step >= 0) line += " at step " + std::to_string(s.step);
-  line += ": " + s.reason + ".";
-  for (const std::string& l : s.stack) {
-    // The innermost user frame is the most useful single line.
-    if (l.find("site-packages") == std::string::npos && l.find("msprobe") == std::string::npos) {
-      line += " " + l;
-      break;
-    }
-  }
-  return line;
 }
 
 }  // namespace compare

@@ -11,6 +11,14 @@ std::string advisor_file_name(const std::string& suffix, const std::string& time
   return "advisor" + suffix + "_" + timestamp + ".txt";
 }
 
+std::string divergence_file_name(const std::string& suffix, const std::string& timestamp) {
+  return "divergence" + suffix + "_" + timestamp + ".json";
+}
+
+std::string compare_report_file_name(const std::string& suffix, const std::string& timestamp) {
+  return "compare_report" + suffix + "_" + timestamp + ".html";
+}
+
 std::string merge_result_file_name(const std::string& timestamp) {
   return "multi_ranks_compare_merge_" + timestamp + ".xlsx";
 }

@@ -90,6 +90,7 @@ inline Cls classify(double x) {
 struct Acc {
   bool mismatch = false;  // inf/NaN positions differ
   double dot = 0, nn = 0, bb = 0;
+  double dd = 0;  // sum of squared differences (first divergence's relative L2 error)
   double max_abs = 0;
   double max_rel = 0;
   bool rel_nan = false;
@@ -99,7 +100,7 @@ struct Acc {
 // The element work shared by both loops: float64 sums and MaxAbsErr, the relative error in
 // numpy's precisions (eps added to both sides where bench is 0), its maximum and threshold counts.
 struct Lanes {
-  double dot[4] = {0, 0, 0, 0}, nn[4] = {0, 0, 0, 0}, bb[4] = {0, 0, 0, 0};
+  double dot[4] = {0, 0, 0, 0}, nn[4] = {0, 0, 0, 0}, bb[4] = {0, 0, 0, 0}, dd[4] = {0, 0, 0, 0};
   double max_abs = 0, max_rel = 0;
   bool rel_nan = false;
   int64_t c1 = 0, c5 = 0;
@@ -111,6 +112,7 @@ inline void element(double n, double b, int lane, double thr1, double thr5, Lane
   l.nn[lane] += n * n;
   l.bb[lane] += b * b;
   const double d = std::fabs(n - b);
+  l.dd[lane] += d * d;
   l.max_abs = d > l.max_abs ? d : l.max_abs;
   const bool zero = b == 0;
   const double bc = zero ? add_eps<BE>(b) : b;
@@ -148,6 +150,7 @@ bool block_pass(const double* nv, const double* bv, int64_t k, double thr1, doub
   a.dot += (l.dot[0] + l.dot[1]) + (l.dot[2] + l.dot[3]);
   a.nn += (l.nn[0] + l.nn[1]) + (l.nn[2] + l.nn[3]);
   a.bb += (l.bb[0] + l.bb[1]) + (l.bb[2] + l.bb[3]);
+  a.dd += (l.dd[0] + l.dd[1]) + (l.dd[2] + l.dd[3]);
   a.max_abs = l.max_abs;
   a.max_rel = l.max_rel;
   a.rel_nan = l.rel_nan;
@@ -342,10 +345,16 @@ TensorMetrics compare_tensor_data(const TensorView& npu, const TensorView& bench
       }
     }
   }
-  if (acc.mismatch)
-    return all_cells(Cell::str(k::kNA), "The position of inf or nan in NPU and bench Tensor do not match.");
+  if (acc.mismatch) {
+    TensorMetrics m = all_cells(Cell::str(k::kNA), "The position of inf or nan in NPU and bench Tensor do not match.");
+    m.relative_l2_error = std::numeric_limits<double>::infinity();
+    return m;
+  }
 
   TensorMetrics m;
+  // Over the finite elements (matching inf/NaN positions count as equal).
+  m.relative_l2_error = acc.bb > 0 ? std::sqrt(acc.dd / acc.bb)
+                        : acc.dd > 0 ? std::numeric_limits<double>::infinity() : 0.0;
   if (nt != bt) m.err_msg = "Dtype of NPU and bench tensor do not match.";
   // Cosine
   if (numel == 1) {

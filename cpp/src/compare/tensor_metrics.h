@@ -8,6 +8,7 @@
 // the relative error is computed in the dtype numpy would use for the unflattened arrays (float16
 // rounding emulated), so threshold counts and maxima match numpy's exactly.
 #pragma once
+#include <limits>
 #include <string>
 
 #include "msprobe/compare/compare_table.h"
@@ -19,6 +20,9 @@ namespace compare {
 struct TensorMetrics {
   Cell cosine, max_abs_err, max_relative_err, one_thousandth, five_thousandths;
   std::string err_msg;
+  // ||npu - bench||_2 / ||bench||_2 (not a 1.2.1 column; first divergence judges by it); NaN
+  // when not computed (scalars, shape mismatch, unreadable), inf when inf/NaN positions differ.
+  double relative_l2_error = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Metrics of two loaded tensors. bf16 tensors count as float32 (1.2.1 widens them on load);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -46,7 +47,8 @@ int column(const std::vector<std::string>& header, const char* name) {
 }  // namespace
 
 void run_tensor_phase(std::vector<Row>& rows, const std::vector<std::string>& header,
-                      const TensorPhaseInput& in) {
+                      const TensorPhaseInput& in, std::vector<double>* relative_l2_error) {
+  relative_l2_error->assign(rows.size(), std::numeric_limits<double>::quiet_NaN());
   const int c_npu = column(header, k::kNpuName), c_bench = column(header, k::kBenchName);
   const int c_cos = column(header, k::kCosine), c_abs = column(header, k::kMaxAbsErr);
   const int c_rel = column(header, k::kMaxRelativeErr), c_1 = column(header, k::kOneThousandth);
@@ -98,6 +100,7 @@ void run_tensor_phase(std::vector<Row>& rows, const std::vector<std::string>& he
     r[c_acc] = accuracy_verdict(m.cosine, m.max_abs_err);
     r[c_1] = m.one_thousandth;
     r[c_5] = m.five_thousandths;
+    (*relative_l2_error)[i] = m.relative_l2_error;
   };
 
   const size_t total = rows.size();

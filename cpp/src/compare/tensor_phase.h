@@ -22,9 +22,10 @@ struct TensorPhaseInput {
   std::function<void(size_t done, size_t total)> progress;  // on the calling thread
 };
 
-// rows: final tensor-mode rows (header = table_header(kTensor, stack_mode)).
+// rows: final tensor-mode rows (header = table_header(kTensor, stack_mode)); relative_l2_error
+// receives each row's TensorMetrics::relative_l2_error.
 void run_tensor_phase(std::vector<Row>& rows, const std::vector<std::string>& header,
-                      const TensorPhaseInput& in);
+                      const TensorPhaseInput& in, std::vector<double>* relative_l2_error);
 
 }  // namespace compare
 }  // namespace msprobe

@@ -6,8 +6,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 
+#include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
 #include "report_page.h"
 
@@ -116,26 +116,9 @@ std::string render_compare_report(const ReportInput& in) {
 }
 
 void write_report_file(const std::string& path, const std::string& html) {
-  std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw FileError(path + ": cannot write the report: " + std::strerror(errno));
-  bool ok = std::fwrite(html.data(), 1, html.size(), f) == html.size();
-  ok = std::fclose(f) == 0 && ok;
-  if (ok) ok = ::chmod(tmp.c_str(), 0640) == 0;
-  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(tmp.c_str());
-    throw FileError(path + ": cannot write the report: " + std::strerror(err));
-  }
-}
-
-std::string compare_report_file_name() {
-  time_t now = time(nullptr);
-  struct tm tmv;
-  localtime_r(&now, &tmv);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y%m%d%H%M%S", &tmv);
-  return std::string("compare_report_") + buf + ".html";
+  AtomicFile f(path, 0640);  // readers see the old page or the new one, never half a page
+  f.append(html);
+  f.commit(/*durable=*/false);
 }
 
 }  // namespace report

@@ -83,6 +83,9 @@ struct CompareTable {
   std::vector<std::string> header;      // exactly 1.2.1's column names, in order
   std::vector<std::vector<Cell>> rows;  // 1.2.1's row order; each row has header.size() cells
   std::vector<Fill> fills;              // one per row
+  // Tensor mode: ||npu - bench||_2 / ||bench||_2 per row (NaN when not computed); not a column of
+  // 1.2.1's table, what first divergence judges tensors by. Empty in the other modes.
+  std::vector<double> relative_l2_error;
   // One line per input file that was cut (torn) and read up to its last complete record (1.2.1
   // would have failed on it); for the caller to show as warnings.
   std::vector<std::string> notes;

@@ -30,8 +30,9 @@ struct DivergenceContext {
   const std::unordered_map<std::string, std::vector<std::string>>* stacks = nullptr;
   // Child -> parent names (construct.json of the NPU side; "" for the root), may be null.
   const std::unordered_map<std::string, std::string>* parents = nullptr;
-  // Tensor mode: per table row, ||npu - bench||_2 / ||bench||_2 (NaN when unknown). Without it
-  // the error is rebuilt from Cosine and the two l2norms (coarse: Cosine is rounded).
+  // Tensor mode: per table row, ||npu - bench||_2 / ||bench||_2 (NaN when unknown); null: the
+  // table's own (CompareTable::relative_l2_error). Without either the error is rebuilt from
+  // Cosine and the two l2norms (coarse: Cosine is rounded).
   const std::vector<double>* relative_l2_error = nullptr;
 };
 
@@ -68,6 +69,11 @@ void rank_suspects(std::vector<Suspect>* suspects);
 
 // divergence_{timestamp}.json: {"suspects": [...]} (Python json.dump(indent=1) layout).
 std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mode);
+
+// Reads back what divergence_json wrote (suspects in file order; mode: "compare_mode"). Throws
+// InvalidInput / FileError naming `origin`.
+std::vector<Suspect> parse_divergence_json(const std::string& text, const std::string& origin);
+CompareMode parse_divergence_mode(const std::string& text, const std::string& origin);
 
 // One line naming the first suspect (for the advisor and the terminal), "" when none.
 std::string first_suspect_line(const std::vector<Suspect>& suspects);

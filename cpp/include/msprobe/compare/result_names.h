@@ -12,6 +12,9 @@ namespace compare {
 
 std::string compare_result_file_name(const std::string& suffix, const std::string& timestamp);
 std::string advisor_file_name(const std::string& suffix, const std::string& timestamp);
+// Not in 1.2.1: first divergence and the HTML report of one compare, named like its xlsx.
+std::string divergence_file_name(const std::string& suffix, const std::string& timestamp);
+std::string compare_report_file_name(const std::string& suffix, const std::string& timestamp);
 std::string merge_result_file_name(const std::string& timestamp);
 // "_" + npu_rank_dir + "-" + bench_rank_dir (the folder names, e.g. "rank0").
 std::string rank_pair_suffix(const std::string& npu_rank_dir, const std::string& bench_rank_dir);

@@ -17,8 +17,5 @@ std::string render_compare_report(const ReportInput& in);
 // path when it cannot be written.
 void write_report_file(const std::string& path, const std::string& html);
 
-// "compare_report_{timestamp}.html" with 1.2.1's timestamp format (YYYYmmddHHMMSS, local time).
-std::string compare_report_file_name();
-
 }  // namespace report
 }  // namespace msprobe

@@ -27,6 +27,9 @@ def _compare_parser(parser):
                         help="<optional> The data mapping file path.")
     parser.add_argument("-lm", "--layer_mapping", dest="layer_mapping", type=str, nargs="?", const=True,
                         help="<optional> The layer mapping file path.")
+    parser.add_argument("--no-report", dest="html_report", action="store_false",
+                        help="<optional> Do not write compare_report_*.html (the divergence json and "
+                             "the xlsx are still written).")
     parser.add_argument("--dask", dest="dask", type=str, default=None, metavar="ADDRESS",
                         help="<optional> Compare the rank pairs of two step folders on this Dask "
                              "distributed scheduler (tcp://host:port or a scheduler file); needs "
@@ -45,7 +48,7 @@ def _run(framework, args):
                                f"which this version does not support")
     mapping = runner.mapping_spec(args.cell_mapping, args.api_mapping, args.data_mapping, args.layer_mapping)
     common = dict(framework=framework, stack_mode=args.stack_mode, auto_analyze=not args.compare_only,
-                  fuzzy_match=args.fuzzy_match, mapping=mapping)
+                  fuzzy_match=args.fuzzy_match, mapping=mapping, html_report=args.html_report)
     npu_kind, bench_kind = _core.path_kind(cfg["npu_path"]), _core.path_kind(cfg["bench_path"])
     for key, kind in (("npu_path", npu_kind), ("bench_path", bench_kind)):
         if kind == "missing":

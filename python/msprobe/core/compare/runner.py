@@ -101,6 +101,13 @@ def _print_report(report, label=""):
         for line in report["advisor_lines"]:
             log.info(prefix + line)
         log.info(f"{prefix}The advisor summary is saved in: {report['advisor_path']}")
+    if report.get("first_divergence"):
+        log.warning(prefix + report["first_divergence"])
+    if report.get("divergence_path"):
+        log.info(f"{prefix}First-divergence suspects ({report['suspects']}) are saved in: "
+                 f"{report['divergence_path']}")
+    if report.get("report_path"):
+        log.info(f"{prefix}The HTML report is saved in: {report['report_path']}")
 
 
 def _print_ends():
@@ -135,7 +142,7 @@ class _StageProgress:
 
 
 def run_single(input_param, output_path, *, framework="pytorch", stack_mode=False, auto_analyze=True,
-               fuzzy_match=False, mapping=None, suffix="", progress=True, threads=0):
+               fuzzy_match=False, mapping=None, suffix="", progress=True, threads=0, html_report=True):
     """Compares one pair of dump.json files described by 1.2.1's input_param dict
     (npu_json_path, bench_json_path, optional stack_json_path, is_print_compare_log); mapping is a
     mapping_spec(). Returns the core's report. Raises ConfigError / MsprobeFileError / MsprobeException (one line)."""
@@ -164,7 +171,8 @@ def run_single(input_param, output_path, *, framework="pytorch", stack_mode=Fals
                                    suffix=suffix, stack_json=paths["stack_json_path"], stack_mode=stack_mode,
                                    auto_analyze=auto_analyze, fuzzy_match=fuzzy_match, threads=threads,
                                    progress=bar, name_mapper=mapper,
-                                   save_data_mapping=bool(mapping and mapping.get("layer_mapping")))
+                                   save_data_mapping=bool(mapping and mapping.get("layer_mapping")),
+                                   html_report=html_report)
     finally:
         if bar is not None:
             bar.close()
@@ -172,6 +180,23 @@ def run_single(input_param, output_path, *, framework="pytorch", stack_mode=Fals
     if report["xlsx_path"]:
         _print_ends()
     return report
+
+
+def _merge_divergence(reports, output_path, timestamp):
+    """divergence_{ts}.json: the suspects of every rank ranked together (earliest across ranks
+    first), and the first of them on the terminal."""
+    files = [r["divergence_path"] for r in reports if not r["error"] and r.get("divergence_path")]
+    if len(files) < 2:
+        return
+    path = os.path.join(output_path, f"divergence_{timestamp}.json")
+    try:
+        line = _core.merge_rank_divergence(files, path)
+    except (ValueError, OSError) as e:
+        log.error(f"first divergence across ranks: {e}")
+        return
+    if line:
+        log.warning(f"Across all ranks: {line}")
+    log.info(f"First-divergence suspects of all ranks are saved in: {path}")
 
 
 def default_parallelism(n_ranks, parallel_ranks=None):
@@ -184,7 +209,7 @@ def default_parallelism(n_ranks, parallel_ranks=None):
 
 def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pytorch", stack_mode=False,
                     auto_analyze=True, fuzzy_match=False, mapping=None, executor=None, threads_per_rank=None,
-                    parallel_ranks=None, progress=True):
+                    parallel_ranks=None, progress=True, html_report=True):
     """Compares every rank pair of two step folders (1.2.1's compare_distributed); writes
     compare_result_{npu rank}-{bench rank}_{ts}.xlsx (and advisor files) per pair. Returns the
     per-rank reports. Raises ConfigError / MsprobeFileError for bad folders (nothing written) and
@@ -210,12 +235,14 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
         threads = 0
     if threads_per_rank is not None:
         threads = int(threads_per_rank)
+    timestamp = _core.timestamp_now()   # one for every rank's files and the merged divergence
     # 1.2.1 passes no stack_json_path per rank: each rank shows NPU_Stack_Info when its stack.json
     # exists, whatever stack_mode says.
     jobs = [dict(framework=framework, npu_json=p["npu_dump_json"], bench_json=p["bench_dump_json"],
                  output_dir=output_path, suffix=p["suffix"], stack_json=None, stack_mode=stack_mode,
                  auto_analyze=auto_analyze,
-                 fuzzy_match=fuzzy_match, threads=threads, mapping=mapping) for p in runnable]
+                 fuzzy_match=fuzzy_match, threads=threads, mapping=mapping, timestamp=timestamp,
+                 html_report=html_report) for p in runnable]
     results = {p["suffix"]: {"error": p["error"], "suffix": p["suffix"]} for p in pairs if p["error"]}
     for p in pairs:
         if p["error"]:
@@ -253,6 +280,7 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
         if own_pool:
             executor.shutdown(wait=finished, cancel_futures=not finished)
     ordered = [results[p["suffix"]] for p in pairs]
+    _merge_divergence(ordered, output_path, timestamp)
     failed = [r for r in ordered if r["error"]]
     if failed:
         names = ", ".join(r["suffix"].lstrip("_") for r in failed)
