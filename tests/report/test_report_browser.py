@@ -281,6 +281,43 @@ def test_mindspore_dump_statistics_view(browser, tmp_path):
     assert browser.problems() == []
 
 
+def test_mindspore_vs_pytorch_compare_writes_the_report(dumps, browser, tmp_path):
+    """`msprobe -f mindspore compare -am -cm` of a MindSpore dump against a PyTorch one writes
+    compare_report_*.html beside the xlsx: both frameworks in the summary, the MindSpore tree,
+    the plot and the counts of the compared rows."""
+    ms_python = os.environ.get("MSPROBE_MS_PYTHON")
+    if not ms_python:
+        pytest.skip("MSPROBE_MS_PYTHON (a Python with MindSpore) is not set")
+    _, bench, _, _ = dumps
+    ms = tmp_path / "ms"
+    env = dict(os.environ, PYTHONPATH=TESTS_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([ms_python, os.path.join(TESTS_DIR, "compare", "fault_net_ms.py"), str(ms),
+                        "--task", "statistics", "--level", "mix"], capture_output=True, text=True,
+                       env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rank = os.path.join(str(ms), "step0", "rank")
+    cfg = tmp_path / "compare.json"
+    cfg.write_text(json.dumps({"npu_path": os.path.join(rank, "dump.json"),
+                               "bench_path": os.path.join(bench, "dump.json")}))
+    r = subprocess.run([sys.executable, "-m", "msprobe.cli", "-f", "mindspore", "compare", "-i", str(cfg),
+                        "-o", str(tmp_path / "out"), "-am", "-cm"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    (page,) = [f for f in os.listdir(tmp_path / "out") if f.startswith("compare_report_")]
+    browser.open((tmp_path / "out" / page).as_uri())
+    runs = browser.eval("document.getElementById('runs').innerText")
+    assert "mindspore" in runs and "pytorch" in runs
+    roots, _ = _roots_of(load_json(os.path.join(rank, "construct.json")),
+                         list(load_json(os.path.join(rank, "dump.json"))["data"]))
+    st = _state(browser)
+    assert st["visibleRows"] == len(roots) and st["plotPoints"] > 10
+    counts = browser.eval("""Object.fromEntries([...document.querySelectorAll('#counts-table tr[data-verdict]')]
+        .map(tr => [tr.dataset.verdict, Number(tr.cells[2].textContent)]))""")
+    # Mapped rows got a verdict; the ops only one net has are unmatched.
+    assert counts.get("unmatched", 0) > 0 and sum(v for k, v in counts.items() if k != "unmatched") > 10
+    _shot(browser, tmp_path, "report_mindspore_vs_pytorch.png")
+    assert browser.problems() == []
+
+
 def test_empty_table_and_hostile_names(browser, tmp_path):
     """No rows at all (1.2.1's "Can`t match any op"), and names that are markup: the page still
     opens without errors and shows the names as text."""
