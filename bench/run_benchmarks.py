@@ -46,6 +46,11 @@ RSS_SLACK = 0.10           # tensor peak RSS <= (none RSS + writer bound) * 1.10
 BANDWIDTH_TARGET = 0.50    # compute_stats >= 50% of single-core memcpy bandwidth
 
 
+# (link label, bench/<stem>.json): runs of their own whose "targets" rows join BENCHMARKS.md.
+SIDE_RUNS = [("overflow run", "RESULTS_overflow"), ("report run", "RESULTS_report"),
+             ("compare run", "RESULTS_compare")]
+
+
 def shown_path(path):
     """A path as the results print it: relative to the repository root, so that no file names
     this machine's folders."""
@@ -420,14 +425,16 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
             row("statistics kernel bandwidth / single-core memcpy bandwidth",
                 "could not parse the microbenchmark output", "", f"≥ {BANDWIDTH_TARGET:.0%}",
                 None)
-    # overflow_check: its own side-by-side run (bench/run_overflow_benchmarks.py), rows copied.
-    ovf_path = os.path.join(ROOT, "bench", "RESULTS_overflow.json")
-    if os.path.exists(ovf_path):
-        with open(ovf_path) as f:
-            ovf = json.load(f)
-        for t in ovf.get("targets", []):
-            row(f"{t['name']} ([overflow run]({os.path.join('bench', 'RESULTS_overflow.md')}) of "
-                f"{ovf.get('date')})", t["measured"], t["cpu"], t["limit"], t["ok"])
+    # Benchmarks with their own runs (overflow_check, the HTML report, compare): target rows copied.
+    for label, stem in SIDE_RUNS:
+        path = os.path.join(ROOT, "bench", stem + ".json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            side = json.load(f)
+        for t in side.get("targets", []):
+            row(f"{t['name']} ([{label}]({os.path.join('bench', stem + '.md')}) of "
+                f"{side.get('date')})", t["measured"], t["cpu"], t["limit"], t["ok"])
     w("")
     nfail = sum(1 for v in verdicts if v is False)
     w(f"{sum(1 for v in verdicts if v)} passed, {nfail} failed"
