@@ -93,7 +93,7 @@ def main(argv=None):
         from msprobe.core.report_cli import report_command
         return report_command(args)
     if args.command in ("run_ut", "multi_run_ut"):
-        from msprobe.pytorch.api_accuracy_checker.run_ut.cli_args import run_command
+        from msprobe.pytorch.run_ut.cli_args import run_command
         return run_command(args.framework, args.command, args.run_ut_args)
     return 2
 

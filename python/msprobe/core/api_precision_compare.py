@@ -28,7 +28,7 @@ DETAILS_FILE_PREFIX = "api_precision_compare_details_"
 # run_ut's config.yaml: its `precision` (decimals of the numbers written, 0..20) applies here too,
 # as in 1.2.1. Read by path so that this command does not import torch.
 CONFIG_YAML = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pytorch",
-                           "api_accuracy_checker", "config.yaml")
+                           "run_ut", "config.yaml")
 
 
 def _precision(path=CONFIG_YAML):

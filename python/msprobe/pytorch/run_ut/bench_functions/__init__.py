@@ -9,8 +9,8 @@ import functools
 
 import torch
 
-from msprobe.pytorch.api_accuracy_checker.bench_functions import npu_ops
-from msprobe.pytorch.api_accuracy_checker.bench_functions.fusion_attention import (
+from msprobe.pytorch.run_ut.bench_functions import npu_ops
+from msprobe.pytorch.run_ut.bench_functions.fusion_attention import (
     npu_fusion_attention_bench, npu_fusion_attention_device)
 
 _HALF = (torch.float16, torch.bfloat16)

@@ -6,9 +6,10 @@ import torch
 
 from msprobe import _core
 from msprobe.core import log
-from msprobe.pytorch.api_accuracy_checker.run_ut import run_ut_utils as ru
-from msprobe.pytorch.api_accuracy_checker.run_ut.data_generate import (ArgBuilder, InputError, output_dtype,
-                                                                       preprocess_record)
+from msprobe.pytorch.run_ut import replay as ru
+from msprobe.pytorch.run_ut.data_generate import ArgBuilder, InputError, output_dtype, preprocess_record
+from msprobe.pytorch.run_ut.seeding import api_seed
+from msprobe.pytorch.run_ut.tensor_io import save_pt
 
 SUPPORTED_TYPES = ("Functional", "Tensor", "Torch", "Aten", "NPU")
 INDEXING_APIS = ("__getitem__", "__setitem__")
@@ -38,8 +39,6 @@ def _error_text(e):
 
 class ApiRunner:
     def __init__(self, dump, settings):
-        from msprobe.pytorch.api_accuracy_checker.run_ut.run_ut import api_seed
-        self._seed = api_seed
         self.dump = dump
         self.settings = settings
         self.checker = settings.checker
@@ -64,7 +63,7 @@ class ApiRunner:
         if self.checker.is_filtered(api_name):
             res.skip(f"API {api_name} in black list or not in white list. SKIP.")
             return res
-        self._api_seed = self._seed(name)
+        self._api_seed = api_seed(name)
         self._reseed()
         try:
             data = self._run_api(i, api_type, api_name)
@@ -221,7 +220,6 @@ class ApiRunner:
 
     # ---- -save_error_data -------------------------------------------------------------------
     def _save_error_data(self, name, data):
-        from msprobe.pytorch.api_accuracy_checker.run_ut.tensor_io import save_pt
         folder = self.settings.error_data_dir
         os.makedirs(folder, mode=0o750, exist_ok=True)
 

@@ -18,10 +18,10 @@ def build_parser(command):
                                      description="PyTorch API accuracy pre-check" if command == "run_ut"
                                      else "run_ut in parallel worker processes")
     if command == "run_ut":
-        from msprobe.pytorch.api_accuracy_checker.run_ut.run_ut import _run_ut_parser
+        from msprobe.pytorch.run_ut.run_ut import _run_ut_parser
         _run_ut_parser(parser)
     else:
-        from msprobe.pytorch.api_accuracy_checker.run_ut.multi_run_ut import _multi_run_ut_parser
+        from msprobe.pytorch.run_ut.multi_run_ut import _multi_run_ut_parser
         _multi_run_ut_parser(parser)
     _one_line_errors(parser, command)
     return parser
@@ -33,7 +33,7 @@ def run_command(framework, command, argv):
         return 1
     args = build_parser(command).parse_args(argv)
     if command == "run_ut":
-        from msprobe.pytorch.api_accuracy_checker.run_ut.run_ut import run_ut_command
+        from msprobe.pytorch.run_ut.run_ut import run_ut_command
         return run_ut_command(args)
-    from msprobe.pytorch.api_accuracy_checker.run_ut.multi_run_ut import multi_run_ut_command
+    from msprobe.pytorch.run_ut.multi_run_ut import multi_run_ut_command
     return multi_run_ut_command(args)

@@ -10,7 +10,7 @@ import math
 import numpy
 import torch
 
-from msprobe.pytorch.api_accuracy_checker.run_ut.tensor_io import load_dumped_tensor
+from msprobe.pytorch.run_ut.tensor_io import load_dumped_tensor
 
 TENSOR_TYPES = ("torch.Tensor", "torch.nn.parameter.Parameter")
 FLOAT_DTYPES = ("torch.float32", "torch.float", "torch.float64", "torch.double", "torch.float16",

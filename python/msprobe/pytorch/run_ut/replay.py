@@ -4,7 +4,8 @@ import contextlib
 
 import torch
 
-from msprobe.pytorch.api_accuracy_checker.run_ut.data_generate import HF32_APIS
+from msprobe.pytorch.run_ut.api_list import supported_apis
+from msprobe.pytorch.run_ut.data_generate import HF32_APIS
 
 # Not detached on either side (in-place view ops).
 NOT_DETACH_APIS = {"resize_", "resize_as_", "set_", "transpose_", "t_", "squeeze_", "unsqueeze_"}
@@ -52,23 +53,11 @@ def device_type(device):
 
 
 # ---- API lookup --------------------------------------------------------------------------------
-_WRAP_LISTS = None
-
-
-def _wrap_lists():
-    global _WRAP_LISTS
-    if _WRAP_LISTS is None:
-        from msprobe.pytorch.api_wrapper import load_api_list
-        data = load_api_list()
-        _WRAP_LISTS = {k: set(v or []) for k, v in data.items()}
-    return _WRAP_LISTS
-
-
 def get_api_function(api_type, api_name, device, benchmark=False):
     """The callable replaying `api_type.api_name`: the torch API for every family but NPU, whose
     fused ops have a device implementation (the real op with torch_npu, else a reference at the
     dumped dtype) and a high-precision CPU benchmark."""
-    lists = _wrap_lists()
+    lists = supported_apis()
     if api_type == "Functional":
         fn = getattr(torch.nn.functional, api_name, None) if api_name in lists.get("functional", ()) else None
     elif api_type == "Tensor":
@@ -109,7 +98,7 @@ def _aten_op(api_name):
 
 
 def _npu_function(api_name, device, benchmark):
-    from msprobe.pytorch.api_accuracy_checker.bench_functions import get_npu_function
+    from msprobe.pytorch.run_ut.bench_functions import get_npu_function
     if not benchmark and device_type(device) == "npu":
         import torch_npu
         fn = getattr(torch_npu, api_name, None) or getattr(torch.ops.npu, api_name, None)

@@ -1,0 +1,535 @@
+"""msprobe C++ core"""
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from msprobe._core import (
+    reader as reader,
+    report as report,
+    runut as runut
+)
+
+
+def tensor_stats(obj: object | None, want_crc: bool = False) -> dict:
+    """
+    Statistics of a CPU tensor as msprobe 1.2.1 writes them to dump.json: a dict with
+    Max, Min, Mean, Norm (None, bool, int or float), Max_except_inf_nan /
+    Min_except_inf_nan when Max / Min is inf or NaN, and md5 (8 hex digits of the
+    CRC-32, bf16 taken as float32) when want_crc. One pass; the GIL is released.
+    """
+
+def crc32(data: object, start: int = 0) -> int:
+    """
+    CRC-32 of a bytes-like object, continuing from start (same as zlib.crc32).
+    """
+
+def encode_pt(tensor: object, archive_name: str, requires_grad: bool = False) -> bytes:
+    """
+    The bytes of a torch.save file holding `tensor` (contiguous copy, CPU), loadable with torch.load(weights_only=True). archive_name: the zip's top folder (torch uses the file stem).
+    """
+
+def encode_npy(tensor: object) -> bytes:
+    """
+    The bytes of a .npy file (format 1.0) holding `tensor`; bfloat16 is written as float32.
+    """
+
+class ConfigError(ValueError):
+    """
+    An invalid config.json value or argument; the message is one line naming the field and what is allowed.
+    """
+
+class MsprobeFileError(OSError, ValueError):
+    """
+    A file that cannot be used: missing, a directory, a link, wrong suffix, unreadable or malformed. The message names the path (and the line and column for malformed JSON).
+    """
+
+class FreeBenchmarkConfig:
+    """The free_benchmark section (read-only)."""
+
+    @property
+    def scope(self) -> list[str]: ...
+
+    @property
+    def list(self) -> list[str]: ...
+
+    @property
+    def fuzz_device(self) -> str: ...
+
+    @property
+    def pert_mode(self) -> str: ...
+
+    @property
+    def handler_type(self) -> str: ...
+
+    @property
+    def fuzz_level(self) -> str: ...
+
+    @property
+    def fuzz_stage(self) -> str: ...
+
+    @property
+    def if_preheat(self) -> bool: ...
+
+    @property
+    def preheat_step(self) -> int: ...
+
+    @property
+    def max_sample(self) -> int: ...
+
+class RunUtConfig:
+    """The run_ut section (read-only)."""
+
+    @property
+    def white_list(self) -> list[str]: ...
+
+    @property
+    def black_list(self) -> list[str]: ...
+
+    @property
+    def error_data_path(self) -> str: ...
+
+class GradProbeConfig:
+    """The grad_probe section (read-only)."""
+
+    @property
+    def grad_level(self) -> str: ...
+
+    @property
+    def param_list(self) -> list[str]: ...
+
+    @property
+    def bounds(self) -> list[float]: ...
+
+class DumpConfig:
+    """
+    A validated config.json (read-only). Lists are returned as new Python lists.
+    """
+
+    @property
+    def task(self) -> str: ...
+
+    @property
+    def dump_path(self) -> str: ...
+
+    @property
+    def rank(self) -> list[int]:
+        """Expanded, de-duplicated, sorted; [] = all ranks."""
+
+    @property
+    def step(self) -> list[int]:
+        """Expanded, de-duplicated, sorted; [] = all steps."""
+
+    @property
+    def level(self) -> str: ...
+
+    @property
+    def enable_dataloader(self) -> bool: ...
+
+    @property
+    def async_dump(self) -> bool: ...
+
+    @property
+    def scope(self) -> list[str]: ...
+
+    @property
+    def list(self) -> list[str]: ...
+
+    @property
+    def data_mode(self) -> list[str]: ...
+
+    @property
+    def summary_mode(self) -> str: ...
+
+    @property
+    def summary_mode_list(self) -> list[str]:
+        """MindSpore list form of summary_mode; [] when the string form was used."""
+
+    @property
+    def file_format(self) -> str: ...
+
+    @property
+    def overflow_nums(self) -> int: ...
+
+    @property
+    def check_mode(self) -> str: ...
+
+    @property
+    def free_benchmark(self) -> FreeBenchmarkConfig: ...
+
+    @property
+    def run_ut(self) -> RunUtConfig: ...
+
+    @property
+    def grad_probe(self) -> GradProbeConfig: ...
+
+    def as_dict(self) -> dict:
+        """Every field as a plain dict (sections as nested dicts)."""
+
+    def __repr__(self) -> str: ...
+
+def load_config(path: str, framework: str = 'pytorch', task: object | None = None, dump_path: object | None = None, level: object | None = None, step: object | None = None) -> DumpConfig:
+    """
+    Loads and validates a config.json. Arguments other than path/framework override the file (PrecisionDebugger constructor semantics). Raises ConfigError or MsprobeFileError.
+    """
+
+def parse_config_text(text: str, origin: str = 'config.json', framework: str = 'pytorch', task: object | None = None, dump_path: object | None = None, level: object | None = None, step: object | None = None) -> DumpConfig:
+    """Like load_config, for JSON text; origin names it in messages."""
+
+class DumpSession:
+    def __init__(self, config: DumpConfig, framework: str = 'pytorch', writer_memory_mb: int = 512) -> None: ...
+
+    def set_types(self, size_type: object | None, numpy_generic: object | None, fallback: object | None, to_host: object | None, internal_prefix: str) -> None: ...
+
+    def start(self, rank: int = -1) -> bool: ...
+
+    def stop(self) -> None: ...
+
+    def step(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def set_overflow_reporting(self, report: object | None, library_prefixes: Sequence[str]) -> None: ...
+
+    def set_deferral(self, deferred_type: object, resolve: object, max_pending: int = 64, max_age_s: float = 0.5) -> None: ...
+
+    def resolve(self) -> None: ...
+
+    def set_device_path(self, record: object | None, prepare: object | None, extremes: object | None, rescaled: object | None, all_tensors: bool = False) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def api_pre(self, arg0: str, arg1: object, arg2: object, /) -> int: ...
+
+    def api_post(self, arg0: str, arg1: int, arg2: object, /) -> bool: ...
+
+    def api_backward(self, arg0: str, arg1: int, arg2: object, arg3: object, /) -> None: ...
+
+    def module_pre(self, arg0: str, arg1: str, /) -> str: ...
+
+    def module_post_forward(self, arg0: str, arg1: object, arg2: object, arg3: object, arg4: object, /) -> bool: ...
+
+    def module_post_backward(self, arg0: str, arg1: object, arg2: object, /) -> None: ...
+
+    def param_grad(self, arg0: str, arg1: str, arg2: object, arg3: Sequence[str], /) -> None: ...
+
+    def enter_region(self, arg: str, /) -> None: ...
+
+    def exit_region(self, arg: str, /) -> None: ...
+
+    @property
+    def needs_tensor_bytes(self) -> bool:
+        """
+        The task reads every byte of a tensor (tensor files or md5), not only its statistics.
+        """
+
+    @property
+    def switch_on(self) -> bool: ...
+
+    @property
+    def ended(self) -> bool: ...
+
+    @property
+    def overflow_terminated(self) -> bool: ...
+
+    @property
+    def disabled(self) -> bool: ...
+
+    @property
+    def disabled_reason(self) -> str: ...
+
+    @property
+    def current_step(self) -> int: ...
+
+    @property
+    def entries_written(self) -> int: ...
+
+    @property
+    def rank_dir(self) -> str: ...
+
+    def take_repair_messages(self) -> list[str]: ...
+
+def summarize_dump(arg: str, /) -> list: ...
+
+def overflow_report(dump_path: str) -> dict:
+    """
+    The overflow_summary.json files of a dump: per step/rank rows and the earliest overflow and culprit across steps and ranks.
+    """
+
+def compare_output(api_name: str, bench: object, device: object, precision: int = 14) -> dict:
+    """
+    Compares one output tensor with its bench as 1.2.1 run_ut does. Returns a dict:
+    status, message, standard, cells (the 22 details-CSV cells from 'Bench Dtype' to
+    'Message', formatted as 1.2.1 writes them) and values (raw numbers or None).
+    """
+
+def float_metrics(bench: object, device: object, standard: str = 'benchmark') -> dict:
+    """
+    Every metric of a float output pair for the given standard, in one pass.
+    """
+
+def cosine_similarity(bench: object, device: object) -> tuple:
+    """(value or None, pass, message) as 1.2.1's cosine_sim."""
+
+def binary_error_rate(bench: object, device: object) -> float:
+    """#(bench != device) / N."""
+
+def compare_dropout(bench: object, device: object) -> tuple:
+    """(status, 1 or 0) by the dropout zero-count rule."""
+
+def merge_output_statuses(statuses: Sequence[str]) -> str:
+    """
+    API-level status of several output statuses: any error wins, then Warning, else pass
+    (SKIP ignored). Fixes 1.2.1, where a later Warning replaced an earlier error.
+    """
+
+def standard_for_api(api_name: str) -> str:
+    """The precision standard key of an API short name (run_ut)."""
+
+def standard_for_precision_row(api_name: str, device_dtype: str) -> str:
+    """
+    The standard api_precision_compare applies (non-float dtypes: binary_consistency).
+    """
+
+def standard_label(standard: str) -> str:
+    """The Chinese algorithm label of a standard key."""
+
+def check_thresholds(dtype: str) -> dict:
+    """The per-dtype constants of the precision standards (torch dtype name)."""
+
+def format_fixed(value: float, precision: int = 14) -> str:
+    """Python '{:.{p}f}'.format(value)."""
+
+def format_float32(value: float) -> str:
+    """str(numpy.float32(value))."""
+
+def format_float16(value: float) -> str:
+    """str(numpy.float16(value))."""
+
+def api_precision_compare(npu_csv_path: str, gpu_csv_path: str, result_csv_path: str, details_csv_path: str, precision: int = 14) -> dict:
+    """
+    Runs api_precision_compare on two accuracy_checking_details CSVs and writes the result
+    and details CSVs. Returns npu_rows, detail_rows, result_rows, warnings (list of lines)
+    and error (None, or a line when processing stopped early on bad data). Raises
+    MsprobeFileError / ConfigError for unreadable or malformed input (nothing written).
+    """
+
+def check_input_csv_path(path: str, what: str) -> None:
+    """
+    Raises MsprobeFileError unless path is a readable regular *.csv file (no symlink).
+    """
+
+def prepare_output_dir(path: str) -> None:
+    """
+    Creates the output folder (mode 0750) if needed; refuses symlinks and read-only folders.
+    """
+
+def timestamp_now() -> str:
+    """Local time as %Y%m%d%H%M%S."""
+
+def kernel_dump_json(cfg: DumpConfig, kind: str, saved_data: str = '') -> str:
+    """
+    Text of kernel_kbyk_dump.json (kind 'kbyk'), kernel_graph_dump.json ('graph') or kernel_graph_overflow_check.json ('graph_overflow'), as 1.2.1 writes it.
+    """
+
+def write_text_file_atomic(path: str, text: str) -> None:
+    """Writes a file through a temporary and a rename (mode 0640)."""
+
+def kernel_statistic_categories(cfg: DumpConfig) -> list[str]: ...
+
+def kernel_statistic_header(categories: Sequence[str]) -> str: ...
+
+def convert_kernel_tensor_dump(dump_path: str, categories: Sequence[str], final_pass: bool = False) -> tuple:
+    """
+    Turns the .npy files of a MindSpore tensor dump into statistic.csv rows; returns (files converted, ['path: problem', ...]).
+    """
+
+def filter_kernel_overflow_dump(dump_path: str, final_pass: bool = False) -> tuple:
+    """
+    overflow_check on a CPU: removes the tensor files of kernels without inf/NaN; returns (files removed, ['path: problem', ...]).
+    """
+
+class NameMapper:
+    """Name mapping of a compare (-cm/-am/-dm/-lm); the default maps nothing."""
+
+    def __init__(self) -> None: ...
+
+class CompareTable:
+    """Result table of compare_dumps, held in C++."""
+
+    @property
+    def mode(self) -> str: ...
+
+    @property
+    def stack_mode(self) -> bool: ...
+
+    @property
+    def header(self) -> list[str]: ...
+
+    @property
+    def notes(self) -> list[str]: ...
+
+    @property
+    def num_rows(self) -> int: ...
+
+    @property
+    def fills(self) -> list[str]: ...
+
+    def rows(self) -> list: ...
+
+    def written_rows(self) -> list: ...
+
+    def row(self, i: int) -> list: ...
+
+    def column(self, name: str) -> int: ...
+
+def compare_dumps(npu_json: str, bench_json: str, framework: str = 'pytorch', stack_mode: bool = False, stack_path: str = '', fuzzy_match: bool = False, threads: int = 0, name_mapper: NameMapper | None = None, progress: object | None = None) -> CompareTable:
+    """
+    Compares two dumps as msprobe 1.2.1 does; returns the CompareTable. Raises ConfigError / MsprobeFileError (one line) on unusable input.
+    """
+
+class UserApiMapping:
+    """One entry of a user -am table."""
+
+    def __init__(self) -> None: ...
+
+    @property
+    def ms_api(self) -> str: ...
+
+    @ms_api.setter
+    def ms_api(self, arg: str, /) -> None: ...
+
+    @property
+    def pt_api(self) -> str: ...
+
+    @pt_api.setter
+    def pt_api(self, arg: str, /) -> None: ...
+
+    @property
+    def ms_args(self) -> list[str]: ...
+
+    @ms_args.setter
+    def ms_args(self, arg: Sequence[str], /) -> None: ...
+
+    @property
+    def pt_args(self) -> list[str]: ...
+
+    @pt_args.setter
+    def pt_args(self, arg: Sequence[str], /) -> None: ...
+
+    @property
+    def ms_output(self) -> list[str]: ...
+
+    @ms_output.setter
+    def ms_output(self, arg: Sequence[str], /) -> None: ...
+
+    @property
+    def pt_output(self) -> list[str]: ...
+
+    @pt_output.setter
+    def pt_output(self, arg: Sequence[str], /) -> None: ...
+
+    @property
+    def ms_parameters(self) -> list[str]: ...
+
+    @ms_parameters.setter
+    def ms_parameters(self, arg: Sequence[str], /) -> None: ...
+
+    @property
+    def pt_parameters(self) -> list[str]: ...
+
+    @pt_parameters.setter
+    def pt_parameters(self, arg: Sequence[str], /) -> None: ...
+
+    @property
+    def ms_parameters_grad(self) -> list[str]: ...
+
+    @ms_parameters_grad.setter
+    def ms_parameters_grad(self, arg: Sequence[str], /) -> None: ...
+
+    @property
+    def pt_parameters_grad(self) -> list[str]: ...
+
+    @pt_parameters_grad.setter
+    def pt_parameters_grad(self, arg: Sequence[str], /) -> None: ...
+
+class ApiMapper(NameMapper):
+    """-am: MindSpore API names to PyTorch's."""
+
+    def __init__(self, builtin: Mapping[str, str], user: Sequence[UserApiMapping]) -> None: ...
+
+    def prepare(self, npu_rows: Sequence[str], bench_rows: Sequence[str]) -> None: ...
+
+    def npu_key(self, row: str) -> str: ...
+
+    @property
+    def skipped_entries(self) -> list[str]: ...
+
+class CellMapper(NameMapper):
+    """-cm: MindSpore cells to PyTorch modules."""
+
+    def __init__(self, table: Mapping[str, str]) -> None: ...
+
+    def prepare(self, npu_rows: Sequence[str], bench_rows: Sequence[str]) -> None: ...
+
+    def npu_key(self, row: str) -> str: ...
+
+class DataMapper(NameMapper):
+    """-dm: explicit (npu row, bench row) pairs."""
+
+    def __init__(self, pairs: Sequence[tuple[str, str]]) -> None: ...
+
+    def data_mapping(self) -> list[tuple[str, str]]: ...
+
+class LayerMapper(NameMapper):
+    """-lm: row pairs from both dumps' layer trees."""
+
+    def __init__(self, npu_dump_json: str, bench_dump_json: str, table: Sequence[tuple[str, Sequence[tuple[str, str]]]]) -> None: ...
+
+    def data_mapping(self) -> list[tuple[str, str]]: ...
+
+    def entry_mapping(self) -> list[tuple[str, str]]: ...
+
+def compare_job(framework: str, npu_json: str, bench_json: str, output_dir: str, suffix: str = '', stack_json: object | None = None, stack_mode: bool = False, auto_analyze: bool = True, fuzzy_match: bool = False, timestamp: str = '', threads: int = 0, progress: object | None = None, name_mapper: NameMapper | None = None, save_data_mapping: bool = False, html_report: bool = True) -> dict:
+    """
+    Compares one rank and writes its xlsx (and advisor), divergence json and HTML report; returns the report.
+    """
+
+def merge_rank_divergence(rank_files: Sequence[str], out_path: str) -> str:
+    """
+    Ranks the suspects of several ranks' divergence files together into out_path; returns the first suspect's line.
+    """
+
+def load_compare_json(path: str) -> dict: ...
+
+def pair_rank_dirs(npu_step_dir: str, bench_step_dir: str) -> list: ...
+
+def path_kind(path: str) -> str: ...
+
+def merge_results(input_dir: str, output_dir: str, api: Sequence[str], compare_index: Sequence[str], empty_config: bool = False, timestamp: str = '') -> dict: ...
+
+def write_compare_xlsx_rows(header: Sequence[str], rows: Iterable, fills: Sequence[str], path: str) -> None: ...
+
+def read_xlsx(path: str, first_only: bool = False) -> list: ...
+
+def mapping_yaml_text(pairs: Sequence[tuple[str, str]]) -> str:
+    """
+    The text compare -lm leaves in data_mapping_{ts}.yaml (PyYAML's yaml.dump of the pairs).
+    """
+
+def repair_dump(path: str, quick: bool = False, rank_folder: str = '') -> list[tuple[str, str, str]]:
+    """
+    Repairs the dump files under path; returns (path, action, message) for each file that was not intact (action: trimmed, rewritten, removed or failed).
+    """
+
+def device_stats_number_dtype(dtype: str) -> str:
+    """
+    The type ('float32' or 'float64') in which the statistics of a tensor of this dtype
+    are handed to the core (see external_stats.h).
+    """
+
+def external_tensor_stats(dtype: str, shape: Sequence[int], numbers: bytes, rescaled: object | None = None) -> dict:
+    """
+    tensor_stats()'s dict for statistics computed elsewhere, given as the numbers of
+    external_stats.h; need_extremes says whether the four extremes are still wanted,
+    rescale (a scale or None) whether the (mean, norm) of the values divided by it
+    should be passed as `rescaled`.
+    """
