@@ -12,6 +12,7 @@ export DEBIAN_FRONTEND=noninteractive
 #   clang + libclang-rt-14-dev  libFuzzer and the sanitizer runtimes (scripts/fuzz.sh, sanitize.sh)
 #   libjs-dygraphs    the charting library embedded in the HTML report at build time
 #   chromium          headless browser for the report's tests
+#   clang-format-14   C++ style check (scripts/lint.sh)
 missing=()
 # $2: a command, or a path (may be a glob)
 need() { compgen -G "$2" > /dev/null || command -v "$2" > /dev/null 2>&1 || missing+=("$1"); }
@@ -24,6 +25,7 @@ need clang clang++
 need libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a
 need libjs-dygraphs /usr/share/javascript/dygraphs/dygraph.min.js
 need chromium chromium
+need clang-format-14 clang-format-14
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
     apt-get update -qq
@@ -37,4 +39,4 @@ fi
 # Python packages. torch 2.13.0 CPU is pinned: a plain "torch" would pull a multi-GB CUDA build.
 # MindSpore 2.10 (CPU, NumPy < 2) gets its own venv, created by scripts/mindspore_env.sh.
 $PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core nanobind cmake ninja \
-  transformers openpyxl "dask[distributed]"
+  transformers openpyxl "dask[distributed]" ruff

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from msprobe.core import log
+
 # Re-exported: the names 1.2.1 scripts and multi_run_ut reach through this module.
 from msprobe.pytorch.run_ut.seeding import SEED, api_seed  # noqa: F401
 from msprobe.pytorch.run_ut.settings import (  # noqa: F401

@@ -11,7 +11,9 @@ import torch
 
 from msprobe.pytorch.run_ut.bench_functions import npu_ops
 from msprobe.pytorch.run_ut.bench_functions.fusion_attention import (
-    npu_fusion_attention_bench, npu_fusion_attention_device)
+    npu_fusion_attention_bench,
+    npu_fusion_attention_device,
+)
 
 _HALF = (torch.float16, torch.bfloat16)
 
