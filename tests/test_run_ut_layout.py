@@ -85,3 +85,11 @@ def test_legacy_script_path_runs():
     r = subprocess.run([sys.executable, script, "-h"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "-api_info" in r.stdout and "-csv_path" in r.stdout
+
+
+def test_one_config_yaml():
+    """api_precision_compare (torch-free) reads run_ut's config.yaml by path: the same file."""
+    from msprobe.core import api_precision_compare
+    from msprobe.pytorch.run_ut import config
+    assert os.path.isfile(config.CONFIG_YAML)
+    assert os.path.samefile(api_precision_compare.CONFIG_YAML, config.CONFIG_YAML)
