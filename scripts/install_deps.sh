@@ -38,5 +38,7 @@ fi
 
 # Python packages. torch 2.13.0 CPU is pinned: a plain "torch" would pull a multi-GB CUDA build.
 # MindSpore 2.10 (CPU, NumPy < 2) gets its own venv, created by scripts/mindspore_env.sh.
-$PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core nanobind cmake ninja \
+# nanobind is pinned too: its stubgen writes the checked-in python/msprobe/_core/*.pyi, and
+# tests/test_core_stubs.py compares them text for text.
+$PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core "nanobind==3.1.0" cmake ninja \
   transformers openpyxl "dask[distributed]" ruff

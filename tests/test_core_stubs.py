@@ -7,10 +7,11 @@ import sys
 
 import pytest
 
-pytest.importorskip("nanobind.stubgen")
+nanobind = pytest.importorskip("nanobind")
 
 STUB_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python", "msprobe", "_core")
-HINT = "the stubs of msprobe._core are out of date: run scripts/gen_stubs.sh and commit python/msprobe/_core/"
+HINT = ("the stubs of msprobe._core are out of date: run scripts/gen_stubs.sh and commit python/msprobe/_core/ "
+        f"(nanobind {nanobind.__version__} here; scripts/install_deps.sh pins the version that wrote them)")
 
 
 def test_stubs_match_module(tmp_path):
