@@ -82,7 +82,7 @@ def test_malformed_api_list(tmp_path):
     with pytest.raises(ValueError, match="'tensor' must be a list"):
         load_api_list(str(bad))
     bad.write_text("tensor: [relu\n")
-    with pytest.raises(ValueError, match="cannot read the supported API list"):
+    with pytest.raises(ValueError, match="not valid YAML"):
         load_api_list(str(bad))
 
 
@@ -110,3 +110,14 @@ def test_internal_hook_error_disables_probe_and_training_continues(fresh_debugge
     data = json.load(open(tmp_path / "dump" / "step0" / "rank" / "dump.json"))["data"]
     assert "Torch.relu.0.forward" in data                        # earlier records survive
     assert "Torch.relu.1.forward" not in data
+
+
+def test_unknown_api_list_section_is_refused(tmp_path):
+    from msprobe.core.api_catalogue import load_api_catalogue
+    bad = tmp_path / "ops.yaml"
+    bad.write_text("tensor:\n  - add\nmint.fft:\n  - fft\n")
+    with pytest.raises(ValueError, match=r"ops.yaml: unknown section 'mint.fft'; allowed: functional"):
+        load_api_catalogue("pytorch", str(bad))
+    full = load_api_catalogue("pytorch")
+    assert {"functional", "tensor", "torch", "distributed"} <= set(full)
+    assert "relu" in full["torch"] and "add" in full["tensor"]

@@ -1,6 +1,6 @@
 """What the PyTorch and MindSpore PrecisionDebuggers share: the writer's memory budget, the type
-checks of the constructor's arguments (their values are checked by the C++ config loader), and
-reporting the first problem of a dump once while training goes on."""
+checks of the constructor's arguments (their values are checked by the C++ config loader) and of
+seed_all's, and reporting the first problem of a dump once while training goes on."""
 import os
 import sysconfig
 
@@ -29,6 +29,16 @@ def check_argument_types(config_path, task, dump_path, level, step):
     if step is not None and not isinstance(step, list):
         raise MsprobeException(f"PrecisionDebugger: 'step' must be a list, "
                                f"got {type(step).__name__}")
+
+
+def check_seed_arguments(seed, mode, rm_dropout):
+    """The types and range of seed_all's arguments (both frameworks)."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 2**32 - 1:
+        raise MsprobeException(f"seed_all: seed must be an int in [0, {2**32 - 1}], got {seed!r}")
+    if not isinstance(mode, bool):
+        raise MsprobeException(f"seed_all: mode must be a bool, got {mode!r}")
+    if not isinstance(rm_dropout, bool):
+        raise MsprobeException(f"seed_all: rm_dropout must be a bool, got {rm_dropout!r}")
 
 
 class ProblemReport:

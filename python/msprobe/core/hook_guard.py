@@ -1,17 +1,21 @@
 """The wrapper every probe hook body runs in, for both framework adapters."""
 
 
-def guarded(state, fn):
+def guarded(state, fn, skip_when_busy=False):
     """Returns a hook that runs fn(session, *args) with nested recording suppressed; an internal
-    error disables the probe (state.on_error). Always returns None: a probe hook never changes
-    what the framework computes."""
+    error disables the probe (state.on_error). skip_when_busy: do nothing while this thread runs
+    a wrapped API or another hook. Always returns None: a probe hook never changes what the
+    framework computes."""
     def hook(*args):
-        if state.session is None:
+        session = state.session
+        if session is None:
             return None
         was_busy = state.busy
+        if was_busy and skip_when_busy:
+            return None
         state.busy = True
         try:
-            fn(state.session, *args)
+            fn(session, *args)
         except Exception as e:
             state.on_error(e)
         finally:

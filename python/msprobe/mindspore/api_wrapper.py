@@ -1,5 +1,6 @@
 """Wrapping MindSpore APIs (Tensor methods, ops, mint, mint.nn.functional, comm_func) for
-levels L1 and mix, from the editable list support_wrap_ops.yaml.
+levels L1 and mix, from the API catalogue (msprobe/core/api_catalogue.py) with the core's
+patcher and recorded call; what is MindSpore's own is here and in recorded_call.py.
 
 A wrapper costs one attribute check while the probe is off. While on, it makes one call into the
 C++ session before the API and one after it; under a gradient recording it also passes the
@@ -7,81 +8,15 @@ call's tensor inputs and outputs through a backward-capture primitive (see backw
 are read later (value_encoding.py), except before an in-place API runs.
 """
 import functools
-import os
 
-import yaml
-
-from msprobe.core import log
+from msprobe.core import api_patcher
+from msprobe.core.api_catalogue import default_path, load_api_catalogue
+from msprobe.core.recorded_call import recording_wrapper
 from msprobe.mindspore.hook_state import STATE
-from msprobe.mindspore.recorded_call import recorded_call
+from msprobe.mindspore.recorded_call import MsCall
 
-SUPPORT_WRAP_OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support_wrap_ops.yaml")
-
-# yaml section -> dump.json prefix
-SECTIONS = {
-    "tensor": "Tensor",
-    "ops": "Functional",
-    "mint.ops": "Mint",
-    "mint.nn.functional": "MintFunctional",
-    "communication.comm_func": "Distributed",
-}
-
-
-def _owners(section):
-    import mindspore as ms
-    if section == "tensor":
-        owners = [ms.Tensor]
-        try:
-            from mindspore.common._stub_tensor import StubTensor
-            owners.append(StubTensor)
-        except ImportError:
-            pass
-        return owners
-    if section == "ops":
-        return [ms.ops]
-    if section == "mint.ops":
-        return [ms.mint]
-    if section == "mint.nn.functional":
-        from mindspore.mint.nn import functional
-        return [functional]
-    if section == "communication.comm_func":
-        try:
-            from mindspore.communication import comm_func
-        except ImportError:
-            return []
-        return [comm_func]
-    return []
-
-
-def load_api_list(path=SUPPORT_WRAP_OPS):
-    """Reads and checks the API list; returns {section: [names]}. Raises ValueError with the file,
-    the section and what is allowed when the file is malformed."""
-    try:
-        with open(path) as f:
-            data = yaml.safe_load(f)
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read the supported API list: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise ValueError(f"{path}: not valid YAML{where}: {getattr(e, 'problem', e)}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: the supported API list must map sections "
-                         f"({', '.join(SECTIONS)}) to lists of API names")
-    for key, names in data.items():
-        if key not in SECTIONS:
-            raise ValueError(f"{path}: unknown section '{key}'; allowed: {', '.join(SECTIONS)}")
-        if names is None:
-            data[key] = []
-            continue
-        if not isinstance(names, list):
-            raise ValueError(f"{path}: section '{key}' must be a list of API names, "
-                             f"got {type(names).__name__}")
-        for i, n in enumerate(names):
-            if not isinstance(n, str) or not n or any(c.isspace() for c in n):
-                raise ValueError(f"{path}: section '{key}' item {i + 1} must be an API name "
-                                 f"(a string without spaces), got {n!r}")
-    return data
+SUPPORT_WRAP_OPS = default_path("mindspore")
+load_api_list = functools.partial(load_api_catalogue, "mindspore")
 
 
 def is_inplace(section, name):
@@ -98,19 +33,13 @@ def is_inplace(section, name):
     return False
 
 
+# In-place APIs: their arguments are read before they change, and get no backward capture (it
+# would hand the API copies).
+_CALL, _INPLACE = MsCall(), MsCall(read_first=True, backward=False)
+
+
 def make_wrapper(original, api_name, inplace):
-    state = STATE
-
-    @functools.wraps(original)
-    def wrapper(*args, **kwargs):
-        if not state.active or state.busy:
-            return original(*args, **kwargs)
-        # In-place APIs: their arguments are read before they change, and get no backward
-        # capture (it would hand the API copies).
-        return recorded_call(original, api_name, args, kwargs, inplace, not inplace)
-
-    wrapper.__msprobe_original__ = original
-    return wrapper
+    return recording_wrapper(STATE, original, api_name, _INPLACE if inplace else _CALL)
 
 
 def _wait_comm(original, api_name):
@@ -126,77 +55,11 @@ def _wait_comm(original, api_name):
     return call
 
 
-class ApiPatcher:
-    """Installs and removes the wrappers; remembers the originals."""
-
-    def __init__(self, api_list_path=SUPPORT_WRAP_OPS):
-        self.api_list_path = api_list_path
-        self.originals = []  # (owner, attr, original)
-        self.installed = False
-
-    def install(self):
-        if self.installed:
-            return
-        api_list = load_api_list(self.api_list_path)
-        for section, names in api_list.items():
-            prefix = SECTIONS[section]
-            for owner in _owners(section):
-                for name in dict.fromkeys(names):
-                    self._patch(owner, section, name, f"{prefix}.{name}")
-        self.installed = True
-
-    def _patch(self, owner, section, dotted, api_name):
-        parts = dotted.split(".")
-        for p in parts[:-1]:
-            owner = getattr(owner, p, None)
-            if owner is None:
-                return
-        attr = parts[-1]
-        original = getattr(owner, attr, None)
-        if not callable(original) or hasattr(original, "__msprobe_original__"):
-            return
-        target = _wait_comm(original, api_name) if section == "communication.comm_func" else original
-        wrapper = make_wrapper(target, api_name, is_inplace(section, dotted))
-        wrapper.__msprobe_original__ = original
-        try:
-            setattr(owner, attr, wrapper)
-        except (AttributeError, TypeError):
-            log.warning(f"cannot wrap {api_name}; it is not dumped")
-            return
-        self.originals.append((owner, attr, original))
-
-    def uninstall(self):
-        for owner, attr, original in reversed(self.originals):
-            try:
-                setattr(owner, attr, original)
-            except (AttributeError, TypeError):
-                pass
-        self.originals.clear()
-        self.installed = False
-
-    def suspended(self):
-        """Context manager: the original APIs are in place inside it (jit compilation)."""
-        return _Suspended(self)
+def _make_wrapper(section, dotted, original, api_name):
+    target = _wait_comm(original, api_name) if section == "communication.comm_func" else original
+    return make_wrapper(target, api_name, is_inplace(section, dotted))
 
 
-class _Suspended:
-    __slots__ = ("patcher", "saved")
-
-    def __init__(self, patcher):
-        self.patcher = patcher
-        self.saved = None
-
-    def __enter__(self):
-        self.saved = []
-        for owner, attr, _ in self.patcher.originals:
-            self.saved.append((owner, attr, owner.__dict__.get(attr) if isinstance(owner, type)
-                               else getattr(owner, attr)))
-        for owner, attr, original in self.patcher.originals:
-            setattr(owner, attr, original)
-        return self
-
-    def __exit__(self, *exc):
-        for owner, attr, wrapper in self.saved:
-            if wrapper is not None:
-                setattr(owner, attr, wrapper)
-        return False
+class ApiPatcher(api_patcher.ApiPatcher):
+    def __init__(self, api_list_path=None):
+        super().__init__("mindspore", _make_wrapper, api_list_path)

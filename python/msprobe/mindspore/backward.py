@@ -6,6 +6,7 @@ gradients of the outputs and then those of the inputs, and calls its hooks with 
 same primitive directly, one per recorded call, instead of building a Cell for every API call as
 the original does (a Cell costs milliseconds to build; the primitive microseconds).
 """
+from msprobe.core.hook_guard import guarded
 from msprobe.mindspore.hook_state import STATE
 from msprobe.mindspore.value_encoding import for_core
 
@@ -71,22 +72,11 @@ class CallBackward:
     def __init__(self, api_name, idx):
         table = _HookDict()
 
-        def on_backward(_owner, grad_inputs, grad_outputs):
-            state = STATE
-            if state.session is None or state.busy:
-                return None
+        def record(session, _owner, grad_inputs, grad_outputs):
             BACKWARD_END.arm()
-            state.busy = True
-            try:
-                state.session.api_backward(api_name, idx, for_core(grad_outputs),
-                                           for_core(grad_inputs))
-            except Exception as e:  # never break training
-                state.on_error(e)
-            finally:
-                state.busy = False
-            return None
+            session.api_backward(api_name, idx, for_core(grad_outputs), for_core(grad_inputs))
 
-        table[0] = on_backward
+        table[0] = guarded(STATE, record, skip_when_busy=True)
         self.table = table
         self.prim = _CellBackwardHook(f"{api_name}.{idx}", None, table)
         self.prim.register_backward_hook()

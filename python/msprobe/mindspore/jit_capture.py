@@ -10,9 +10,15 @@ PIJit functions (capture_mode="bytecode") run eagerly while dumping: see pijit_e
 """
 from mindspore.nn import Cell
 
+from msprobe.core.recorded_call import recorded_call
 from msprobe.mindspore.hook_state import STATE
 from msprobe.mindspore.pijit_eager import PIJitEager
-from msprobe.mindspore.recorded_call import recorded_call
+from msprobe.mindspore.recorded_call import MsCall
+
+# A jit-compiled method gets its Cell first: only the rest are inputs; keyword
+# arguments are recorded as {}.
+_FUNCTION_CALL = MsCall(head=0, record_kwargs=False)
+_METHOD_CALL = MsCall(head=1, record_kwargs=False)
 
 
 def _executor_module():
@@ -76,8 +82,7 @@ class JitCapture:
                     return original.__call__(self, *args, **kwargs)
                 fn = getattr(self, "fn", None) or getattr(self, "_fn", None)
                 api_name = "Jit." + jit_name(fn, args)
-                # A jit-compiled method gets its Cell first: only the rest are inputs.
-                head = 1 if getattr(self, "obj", None) is not None else 0
+                method = getattr(self, "obj", None) is not None
 
                 def run(*a, **k):
                     with capture.api_patcher.suspended():
@@ -85,7 +90,8 @@ class JitCapture:
 
                 if not capture.record:
                     return run(*args, **kwargs)
-                return recorded_call(run, api_name, args, kwargs, head=head, record_kwargs=False)
+                return recorded_call(state, _METHOD_CALL if method else _FUNCTION_CALL, run,
+                                     api_name, args, kwargs)
 
         RecordingExecutor.__name__ = original.__name__
         RecordingExecutor.__qualname__ = original.__qualname__

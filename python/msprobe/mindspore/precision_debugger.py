@@ -1,16 +1,14 @@
 """PrecisionDebugger for MindSpore (PyNative): the public API of msprobe 1.2.1
-(reference data-dump §2.2, §5.4; seed doc 06.data_dump_MindSpore.md §6)."""
-import atexit
+(reference data-dump §2.2, §5.4; seed doc 06.data_dump_MindSpore.md §6). The shared part
+(singleton, session, start/stop/step, exit) is msprobe/core/debugger_base.py."""
 import os
-
-import numpy as np
 
 import mindspore as ms
 
 from msprobe import _core
 from msprobe.core import log
-from msprobe.core.debugger_support import (ProblemReport, check_argument_types, library_prefixes,
-                                           overflow_reporter, report_repairs, writer_memory_mb)
+from msprobe.core.debugger_base import DebuggerBase
+from msprobe.core.debugger_support import check_argument_types
 from msprobe.core.errors import MsprobeException
 from msprobe.mindspore.api_wrapper import ApiPatcher
 from msprobe.mindspore.cell_hooks import CellHooks
@@ -25,7 +23,6 @@ from msprobe.mindspore.value_encoding import (Deferred, encode_ms_value, resolve
 DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
                               "config.json")
 MSPROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-DUMP_TASKS = ("statistics", "tensor", "overflow_check")
 NOT_CREATED = "PrecisionDebugger instance is not created."
 STOP_WITHOUT_START = "debugger.start() is not set in the current scope."
 
@@ -53,15 +50,10 @@ def _current_rank():
     return -1
 
 
-class PrecisionDebugger:
-    _instance = None
+class PrecisionDebugger(DebuggerBase):
+    FRAMEWORK = "mindspore"
+    STATE = STATE
     kernel = False  # L2/static graph: the KernelDump, or None (nothing to do); False: hooks
-
-    def __new__(cls, *args, **kwargs):
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-            cls._instance._initialized = False
-        return cls._instance
 
     def __init__(self, config_path=None, task=None, dump_path=None, level=None, step=None):
         if self._initialized:
@@ -76,10 +68,7 @@ class PrecisionDebugger:
                                     dump_path=os.path.abspath(cfg.dump_path), level=level,
                                     step=step)
         self.config = cfg
-        if cfg.task not in DUMP_TASKS:
-            raise MsprobeException(
-                f"task '{cfg.task}' is not supported by this msprobe's MindSpore PrecisionDebugger; "
-                f"supported tasks: {', '.join(DUMP_TASKS)}")
+        self._check_task(cfg, "MindSpore PrecisionDebugger")
         # L2 and static graph: MindSpore dumps the kernels itself (kernel_dump.py).
         route = kernel_dump.check_routing(cfg, kernel_dump.execution_mode())
         if route is not None:
@@ -89,12 +78,8 @@ class PrecisionDebugger:
                             "needs msprobe's adump build on Ascend; nothing is dumped)")
             self._initialized = True
             return
-        self.session = _core.DumpSession(cfg, "mindspore", writer_memory_mb())
-        self.session.set_types(None, np.generic, encode_ms_value, to_host, MSPROBE_DIR)
-        self.session.set_deferral(Deferred, resolve_deferred)  # see value_encoding.py
-        if cfg.task == "overflow_check":
-            self.session.set_overflow_reporting(overflow_reporter(), library_prefixes(ms))
-        self.device_recorder = device_stats.attach(self.session)  # accelerator tensors
+        self._open_session(cfg, ms, None, encode_ms_value, to_host, MSPROBE_DIR, device_stats,
+                           deferral=(Deferred, resolve_deferred))  # see value_encoding.py
         modes = cfg.data_mode
         STATE.want_backward = "all" in modes or "backward" in modes or "forward" not in modes
         STATE.construct_all = cfg.level == "mix"
@@ -106,43 +91,27 @@ class PrecisionDebugger:
         self.jit_capture = JitCapture(self.api_patcher, record=cfg.task != "overflow_check")
         self.first_start = True
         self.start_called = False
-        self.problems = ProblemReport()
-        self.end_reported = False
-        STATE.session = self.session
-        STATE.on_error = self._internal_error
         if cfg.level in ("L1", "mix"):
             self.api_patcher.install()
-        atexit.register(self._at_exit)
-        self._initialized = True
+        self._finish_init()
 
-    # ---- errors never break training -------------------------------------------------------
-    def _internal_error(self, exc):
-        STATE.active = False
-        PIPELINE.set_synchronous(False)
-        self.problems.internal_error(exc)
-
-    def _report_disabled(self):
-        self.problems.session_disabled(self.session)
-
-    def _at_exit(self):
-        STATE.active = False
-        PIPELINE.set_synchronous(False)
-        if getattr(self, "session", None) is not None:
-            self.session.close()
-            self._report_disabled()
-
-    # ---- public API ----------------------------------------------------------------------
-    @classmethod
-    def _get(cls):
-        if cls._instance is None or not cls._instance._initialized:
-            raise Exception(NOT_CREATED)
-        return cls._instance
+    def _set_active(self, on):
+        STATE.active = on
+        PIPELINE.set_synchronous(on)  # see pipeline.py
 
     @classmethod
-    def start(cls, model=None):
-        self = cls._get()
-        if self.kernel is not False:
-            return self.kernel and self.kernel.start()
+    def _not_created(cls, what):
+        return Exception(NOT_CREATED)
+
+    def _bypassed(self, what):
+        """L2 and static graph: the kernel dump (if any) does start/stop/step."""
+        if self.kernel is False:
+            return False
+        if self.kernel:
+            getattr(self.kernel, what)()
+        return True
+
+    def _start_impl(self, model):
         self.start_called = True
         session = self.session
         if session.ended:
@@ -167,71 +136,21 @@ class PrecisionDebugger:
                 self.jit_capture.install()
             self.first_start = False
             self.rank = rank
-        was_on = session.switch_on
-        on = session.start(self.rank)
-        report_repairs(session)
-        STATE.active = on and not self.problems.reported
-        PIPELINE.set_synchronous(STATE.active)  # see pipeline.py
-        self._report_disabled()
-        if on and not was_on:
-            log.info(f"Dump switch is turned on at step {session.current_step}. "
-                     f"Dump data will be saved in {session.rank_dir}.")
-        if session.ended:
-            self._report_end()
+        self._switch_on(self.rank)
 
-    def _report_end(self):
-        if not self.end_reported:
-            self.end_reported = True
-            log.info("msprobe ends successfully (" + (
-                "overflow_nums reached" if self.session.overflow_terminated
-                else "the last configured step is done") + ")")
-
-    @classmethod
-    def stop(cls):
-        self = cls._get()
-        if self.kernel is not False:
-            return self.kernel and self.kernel.stop()
+    def _stop_impl(self):
         if self.session.ended:
             return
         if not self.start_called:
             log.error(f"msprobe: {STOP_WITHOUT_START}")
             raise Exception(STOP_WITHOUT_START)
         self.start_called = False
-        STATE.active = False
-        PIPELINE.set_synchronous(False)
-        self.session.stop()
-        self._report_disabled()
+        super()._stop_impl()
 
-    @classmethod
-    def forward_backward_dump_end(cls):
-        log.warning("forward_backward_dump_end() is deprecated; it is the same as stop()")
-        cls.stop()
-
-    @classmethod
-    def step(cls):
-        self = cls._get()
-        if self.kernel is not False:
-            return self.kernel and self.kernel.step()
-        STATE.active = False
-        PIPELINE.set_synchronous(False)
+    def _remove_hooks(self):
         self.session.step()
-        self._report_disabled()
-
-    @classmethod
-    def _reset_for_tests(cls):
-        """Removes every hook and forgets the instance (not part of the original's API)."""
-        self = cls._instance
-        if self is None:
-            return
-        if getattr(self, "_initialized", False) and self.kernel is False:
-            STATE.active = False
-            PIPELINE.set_synchronous(False)
-            self.session.step()
-            self.session.close()
-            self.api_patcher.uninstall()
-            self.cell_hooks.remove()
-            self.primitive_hooks.remove()
-            self.jit_capture.uninstall()
-            atexit.unregister(self._at_exit)
-            STATE.session = None
-        cls._instance = None
+        self.session.close()
+        self.api_patcher.uninstall()
+        self.cell_hooks.remove()
+        self.primitive_hooks.remove()
+        self.jit_capture.uninstall()

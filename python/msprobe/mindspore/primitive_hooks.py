@@ -3,19 +3,21 @@ Primitive stored as an attribute of a cell of the model is recorded as
 Primitive.{attribute}.{PrimitiveClass}.{n}.forward / .backward."""
 import functools
 
+from msprobe.core.recorded_call import recorded_call
 from msprobe.mindspore.hook_state import STATE
-from msprobe.mindspore.recorded_call import recorded_call
+from msprobe.mindspore.recorded_call import MsCall
 
 
 def _wrap_call(original_call, api_name, side_effect):
     state = STATE
+    # A side-effect Primitive may write its inputs: they are read before it runs.
+    capture = MsCall(read_first=side_effect)
 
     def __call__(prim, *args, **kwargs):
         if not state.active or state.busy:
             return original_call(prim, *args, **kwargs)
-        # A side-effect Primitive may write its inputs: they are read before it runs.
-        return recorded_call(functools.partial(original_call, prim), api_name, args, kwargs,
-                             side_effect)
+        return recorded_call(state, capture, functools.partial(original_call, prim), api_name,
+                             args, kwargs)
 
     return __call__
 

@@ -5,16 +5,7 @@ import random
 import mindspore as ms
 
 from msprobe.core import log
-from msprobe.core.errors import MsprobeException
-
-
-def _check(seed, mode, rm_dropout):
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 2**32 - 1:
-        raise MsprobeException(f"seed_all: seed must be an int in [0, {2**32 - 1}], got {seed!r}")
-    if not isinstance(mode, bool):
-        raise MsprobeException(f"seed_all: mode must be a bool, got {mode!r}")
-    if not isinstance(rm_dropout, bool):
-        raise MsprobeException(f"seed_all: rm_dropout must be a bool, got {rm_dropout!r}")
+from msprobe.core.debugger_support import check_seed_arguments
 
 
 def _no_dropout_classes():
@@ -76,7 +67,7 @@ def seed_all(seed=1234, mode=False, rm_dropout=True):
     """Fixes MindSpore's and Python's random seeds; mode=True turns on deterministic kernels and
     deterministic HCCL reductions; rm_dropout=True makes the dropouts created afterwards keep
     every element (ops.Dropout/Dropout2D/Dropout3D, mint.nn.Dropout, mint.nn.functional.dropout)."""
-    _check(seed, mode, rm_dropout)
+    check_seed_arguments(seed, mode, rm_dropout)
     os.environ["PYTHONHASHSEED"] = str(seed)
     ms.set_seed(seed)
     random.seed(seed)

@@ -20,7 +20,7 @@ def module_dump(module, dump_name):
         module_dump_end()
     debugger.api_patcher.uninstall()
     hooks = ModuleHooks()
-    hooks._register_one(module, f"Module.{dump_name}.{module.__class__.__name__}.",
+    hooks.register_one(module, f"Module.{dump_name}.{module.__class__.__name__}.",
                         debugger._data_mode_backward())
     _active["hooks"] = hooks
 

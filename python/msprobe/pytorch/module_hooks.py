@@ -1,9 +1,9 @@
-"""Module hooks for levels L0 and mix: forward/backward data of every sub-module, its direct
-parameters, their gradients, and the module call tree for construct.json."""
+"""Module hooks for levels L0 and mix (msprobe/core/tree_hooks.py), with what is PyTorch's own:
+torch's full backward hooks hand back views that user code must be able to modify in place."""
 import torch
 from torch.utils.hooks import BackwardHook
 
-from msprobe.core.hook_guard import guarded
+from msprobe.core.tree_hooks import TreeHooks
 from msprobe.pytorch.hook_state import STATE
 
 
@@ -64,68 +64,27 @@ def _patch_backward_hook_views():
     BackwardHook.__msprobe_patched__ = True
 
 
-def _guarded(fn):
-    return guarded(STATE, fn)
+class ModuleHooks(TreeHooks):
+    KIND = "Module"
 
-
-class ModuleHooks:
     def __init__(self):
-        self.handles = []
-        self.hooked = set()
+        super().__init__(STATE)
 
-    def register(self, model, data_mode_backward):
+    def register(self, model, want_param_grads):
         _patch_backward_hook_views()
-        models = list(model) if isinstance(model, (list, tuple)) else [model]
-        for i, m in enumerate(models):
-            index = f"{i}." if len(models) > 1 or isinstance(model, (list, tuple)) else ""
-            for name, module in m.named_modules():
-                if module is m or not name or id(module) in self.hooked:
-                    continue
-                self.hooked.add(id(module))
-                prefix = f"Module.{index}{name}.{module.__class__.__name__}."
-                self._register_one(module, prefix, data_mode_backward)
+        super().register(model, want_param_grads)
 
-    def _register_one(self, module, prefix, want_param_grads):
-        forward_names, backward_names = [], []
-        param_hooked = []
+    def named_children(self, model):
+        return model.named_modules()
 
-        def pre_forward(session, mod, args):
-            forward_names.append(session.module_pre(prefix, "forward"))
+    def attach(self, module, pre_forward, post_forward, pre_backward, post_backward):
+        return (module.register_forward_pre_hook(pre_forward),
+                module.register_forward_hook(post_forward, with_kwargs=True),
+                module.register_full_backward_pre_hook(pre_backward),
+                module.register_full_backward_hook(post_backward))
 
-        def post_forward(session, mod, args, kwargs, output):
-            if not forward_names:
-                return
-            name = forward_names.pop()
-            collected = session.module_post_forward(name, args, kwargs, output, mod._parameters)
-            if collected and want_param_grads and not param_hooked:
-                param_hooked.append(True)
-                self._hook_params(mod, prefix)
+    def recorded_parameters(self, module):
+        return module._parameters
 
-        def pre_backward(session, mod, grad_output):
-            backward_names.append(session.module_pre(prefix, "backward"))
-
-        def post_backward(session, mod, grad_input, grad_output):
-            if backward_names:
-                session.module_post_backward(backward_names.pop(), grad_input, grad_output)
-
-        self.handles.append(module.register_forward_pre_hook(_guarded(pre_forward)))
-        self.handles.append(module.register_forward_hook(_guarded(post_forward), with_kwargs=True))
-        self.handles.append(module.register_full_backward_pre_hook(_guarded(pre_backward)))
-        self.handles.append(module.register_full_backward_hook(_guarded(post_backward)))
-
-    def _hook_params(self, module, prefix):
-        names = [n for n, p in module.named_parameters(recurse=False) if p.requires_grad]
-        for pname, param in module.named_parameters(recurse=False):
-            if not param.requires_grad:
-                continue
-
-            def grad_hook(session, grad, pname=pname):
-                session.param_grad(prefix, pname, grad, names)
-
-            self.handles.append(param.register_hook(_guarded(grad_hook)))
-
-    def remove(self):
-        for h in self.handles:
-            h.remove()
-        self.handles.clear()
-        self.hooked.clear()
+    def grad_parameters(self, module):
+        return [(n, p) for n, p in module.named_parameters(recurse=False) if p.requires_grad]

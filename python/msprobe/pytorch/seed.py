@@ -6,16 +6,7 @@ import numpy as np
 import torch
 
 from msprobe.core import log
-from msprobe.core.errors import MsprobeException
-
-
-def _check(seed, mode, rm_dropout):
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= 2**32 - 1:
-        raise MsprobeException(f"seed_all: seed must be an int in [0, {2**32 - 1}], got {seed!r}")
-    if not isinstance(mode, bool):
-        raise MsprobeException(f"seed_all: mode must be a bool, got {mode!r}")
-    if not isinstance(rm_dropout, bool):
-        raise MsprobeException(f"seed_all: rm_dropout must be a bool, got {rm_dropout!r}")
+from msprobe.core.debugger_support import check_seed_arguments
 
 
 def _remove_dropout():
@@ -34,7 +25,7 @@ def _remove_dropout():
 
 
 def seed_all(seed=1234, mode=False, rm_dropout=True):
-    _check(seed, mode, rm_dropout)
+    check_seed_arguments(seed, mode, rm_dropout)
     try:
         random.seed(seed)
         os.environ["PYTHONHASHSEED"] = str(seed)

@@ -288,3 +288,21 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
                             f"the other ranks' results are in {output_path}")
     _print_ends()
     return ordered
+
+
+def compare_distributed_call(npu_dump_dir, bench_dump_dir, output_path, framework, mapping_options,
+                             kwargs):
+    """compare_distributed() of either framework: 1.2.1's keyword arguments (the name mappings
+    allowed being `mapping_options`) plus executor, threads_per_rank, parallel_ranks, progress."""
+    if kwargs.get("suffix"):
+        raise MsprobeException("Argument 'suffix' is not supported for compare_distributed.")
+    check_bool_options(is_print_compare_log=kwargs.get("is_print_compare_log", True))
+    mapping = mapping_spec(**{option: kwargs.get(option) for option in mapping_options})
+    return run_distributed(npu_dump_dir, bench_dump_dir, output_path, framework=framework,
+                           stack_mode=kwargs.get("stack_mode", False),
+                           auto_analyze=kwargs.get("auto_analyze", True),
+                           fuzzy_match=kwargs.get("fuzzy_match", False), mapping=mapping,
+                           executor=kwargs.get("executor"),
+                           threads_per_rank=kwargs.get("threads_per_rank"),
+                           parallel_ranks=kwargs.get("parallel_ranks"),
+                           progress=kwargs.get("progress", True))

@@ -14,19 +14,8 @@ A rank that fails does not stop the others; CompareFailed is raised at the end n
 failed pairs.
 """
 from msprobe.core.compare import runner
-from msprobe.core.errors import MsprobeException
 
 
 def compare_distributed(npu_dump_dir, bench_dump_dir, output_path, **kwargs):
-    if kwargs.get("suffix"):
-        raise MsprobeException("Argument 'suffix' is not supported for compare_distributed.")
-    runner.check_bool_options(is_print_compare_log=kwargs.get("is_print_compare_log", True))
-    mapping = runner.mapping_spec(data_mapping=kwargs.get("data_mapping"))
-    return runner.run_distributed(npu_dump_dir, bench_dump_dir, output_path, framework="pytorch",
-                                  stack_mode=kwargs.get("stack_mode", False),
-                                  auto_analyze=kwargs.get("auto_analyze", True),
-                                  fuzzy_match=kwargs.get("fuzzy_match", False), mapping=mapping,
-                                  executor=kwargs.get("executor"),
-                                  threads_per_rank=kwargs.get("threads_per_rank"),
-                                  parallel_ranks=kwargs.get("parallel_ranks"),
-                                  progress=kwargs.get("progress", True))
+    return runner.compare_distributed_call(npu_dump_dir, bench_dump_dir, output_path, "pytorch",
+                                           ("data_mapping",), kwargs)

@@ -1,0 +1,165 @@
+"""What both PrecisionDebuggers are: one instance per process, a C++ dump session wired to the
+framework's hook state, start()/stop()/step() switching collection, internal errors and exit
+handled so that training never breaks. A framework subclass sets FRAMEWORK and STATE and adds its
+hooks, its arguments and its messages."""
+import atexit
+
+import numpy as np
+
+from msprobe import _core
+from msprobe.core import log
+from msprobe.core.debugger_support import (ProblemReport, library_prefixes, overflow_reporter,
+                                           report_repairs, writer_memory_mb)
+from msprobe.core.errors import MsprobeException
+
+DUMP_TASKS = ("statistics", "tensor", "overflow_check")
+
+
+class DebuggerBase:
+    FRAMEWORK = None   # "pytorch" or "mindspore"
+    STATE = None       # the framework's HookState
+    _instance = None
+    session = None
+    end_reported = False
+
+    def __new__(cls, *args, **kwargs):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+            cls._instance._initialized = False
+        return cls._instance
+
+    # ---- construction ------------------------------------------------------------------------
+    @staticmethod
+    def _check_task(cfg, debugger_name):
+        if cfg.task not in DUMP_TASKS:
+            raise MsprobeException(
+                f"task '{cfg.task}' is not supported by this msprobe's {debugger_name}; "
+                f"supported tasks: {', '.join(DUMP_TASKS)}")
+
+    def _open_session(self, cfg, framework_module, size_type, encode, to_host, msprobe_dir,
+                      device_stats, deferral=None):
+        """The C++ session for cfg, reading the framework's values with encode/to_host
+        (deferral: (Deferred type, resolve) for deferred reads); the hook state records into it."""
+        session = _core.DumpSession(cfg, self.FRAMEWORK, writer_memory_mb())
+        session.set_types(size_type, np.generic, encode, to_host, msprobe_dir)
+        if deferral is not None:
+            session.set_deferral(*deferral)
+        if cfg.task == "overflow_check":
+            session.set_overflow_reporting(overflow_reporter(), library_prefixes(framework_module))
+        self.session = session
+        self.device_recorder = device_stats.attach(session)  # accelerator tensors
+        self.problems = ProblemReport()
+        self.STATE.session = session
+        self.STATE.on_error = self._internal_error
+        return session
+
+    def _finish_init(self):
+        atexit.register(self._at_exit)
+        self._initialized = True
+
+    # ---- errors never break training ---------------------------------------------------------
+    def _set_active(self, on):
+        self.STATE.active = on
+
+    def _internal_error(self, exc):
+        self._set_active(False)
+        self.problems.internal_error(exc)
+
+    def _report_disabled(self):
+        self.problems.session_disabled(self.session)
+
+    def _at_exit(self):
+        self._set_active(False)
+        if self.session is not None:
+            self.session.close()
+            self._report_disabled()
+
+    # ---- public API ----------------------------------------------------------------------------
+    @classmethod
+    def _not_created(cls, what):
+        return MsprobeException(f"PrecisionDebugger must be created before calling {what}()")
+
+    @classmethod
+    def _get(cls, what):
+        if cls._instance is None or not cls._instance._initialized:
+            raise cls._not_created(what)
+        return cls._instance
+
+    def _bypassed(self, what):
+        """True when start/stop/step are not the hooks' to handle (they were handled here)."""
+        return False
+
+    @classmethod
+    def start(cls, model=None):
+        self = cls._get("start")
+        if not self._bypassed("start"):
+            self._start_impl(model)
+
+    @classmethod
+    def stop(cls):
+        self = cls._get("stop")
+        if not self._bypassed("stop"):
+            self._stop_impl()
+
+    @classmethod
+    def step(cls):
+        self = cls._get("step")
+        if not self._bypassed("step"):
+            self._step_impl()
+
+    @classmethod
+    def forward_backward_dump_end(cls):
+        log.warning("forward_backward_dump_end() is deprecated; it is the same as stop()")
+        cls.stop()
+
+    def _start_impl(self, model):
+        raise NotImplementedError
+
+    def _switch_on(self, rank):
+        """Starts (or continues) collecting in the session for rank; says so once."""
+        session = self.session
+        was_on = session.switch_on
+        on = session.start(rank)
+        report_repairs(session)
+        self._set_active(on and not self.problems.reported)
+        self._report_disabled()
+        if on and not was_on:
+            log.info(f"Dump switch is turned on at step {session.current_step}. "
+                     f"Dump data will be saved in {session.rank_dir}.")
+        if session.ended:
+            self._report_end()
+
+    def _report_end(self):
+        if not self.end_reported:
+            self.end_reported = True
+            log.info("msprobe ends successfully (" + (
+                "overflow_nums reached" if self.session.overflow_terminated
+                else "the last configured step is done") + ")")
+
+    def _stop_impl(self):
+        self._set_active(False)
+        self.session.stop()
+        self._report_disabled()
+
+    def _step_impl(self):
+        self._set_active(False)
+        self.session.step()
+        self._report_disabled()
+
+    # ---- tests ---------------------------------------------------------------------------------
+    def _remove_hooks(self):
+        """Ends the step and removes every hook the framework installed."""
+        raise NotImplementedError
+
+    @classmethod
+    def _reset_for_tests(cls):
+        """Removes every hook and forgets the instance (not part of the original's API)."""
+        self = cls._instance
+        if self is None:
+            return
+        if getattr(self, "_initialized", False) and self.session is not None:
+            self._set_active(False)
+            self._remove_hooks()
+            atexit.unregister(self._at_exit)
+            self.STATE.session = None
+        cls._instance = None
