@@ -58,41 +58,34 @@ msprobe::PyTensor host_tensor(nb::handle obj, const char* fn, const char* which)
   return t;
 }
 
-Standard standard_from_key(const std::string& key) {
-  for (Standard s : {Standard::kBenchmark, Standard::kAbsoluteThreshold,
-                     Standard::kBinaryConsistency, Standard::kUlp, Standard::kThousandth,
-                     Standard::kAccumulativeError}) {
-    if (key == standard_key(s)) return s;
-  }
-  throw msprobe::InvalidInput("unknown standard '" + key +
-                              "': expected benchmark, absolute_threshold, binary_consistency, "
-                              "ulp_compare, thousandth_threshold or accumulative_error_compare");
-}
-
-Status status_from_text(const std::string& s) {
-  for (Status x : {Status::kPass, Status::kWarning, Status::kError, Status::kSkip, Status::kBlank}) {
-    if (s == status_text(x)) return x;
-  }
-  throw msprobe::InvalidInput("unknown status '" + s + "': expected pass, Warning, error, SKIP or ' '");
-}
-
 nb::object num_obj(const Num& n) {
   if (!n.set) return nb::none();
   if (n.kind == NumKind::kInt) return nb::int_((long long)n.value);
   return nb::float_(n.value);
 }
 
-const char* kind_text(NumKind k) {
-  switch (k) {
-    case NumKind::kFloat64: return "float64";
-    case NumKind::kFloat32: return "float32";
-    case NumKind::kFloat16: return "float16";
-    case NumKind::kInt: return "int";
-  }
-  return "float64";
-}
-
 void put(nb::dict& d, const char* key, const Num& n) { d[key] = num_obj(n); }
+
+// The metric values FloatMetrics and OutputCompareResult share, under their field names.
+template <typename R>
+void put_values(nb::dict& d, const R& r) {
+  put(d, "max_abs_err", r.max_abs_err);
+  put(d, "hundredth", r.hundredth);
+  put(d, "thousandth", r.thousandth);
+  put(d, "ten_thousandth", r.ten_thousandth);
+  put(d, "error_rate", r.error_rate);
+  put(d, "eb", r.eb);
+  put(d, "rmse", r.rmse);
+  put(d, "small_value_err_ratio", r.small_value_err_ratio);
+  put(d, "max_rel_err", r.max_rel_err);
+  put(d, "mean_rel_err", r.mean_rel_err);
+  put(d, "inf_nan_error_ratio", r.inf_nan_error_ratio);
+  put(d, "rel_err_ratio", r.rel_err_ratio);
+  put(d, "abs_err_ratio", r.abs_err_ratio);
+  put(d, "max_ulp_err", r.max_ulp_err);
+  put(d, "mean_ulp_err", r.mean_ulp_err);
+  put(d, "ulp_err_proportion", r.ulp_err_proportion);
+}
 
 nb::dict cosine_dict(const CosineResult& c) {
   nb::dict d;
@@ -116,23 +109,8 @@ nb::dict float_metrics_py(nb::handle bench, nb::handle device, const std::string
   d["standard"] = standard_key(m.standard);
   d["new_standard"] = m.new_standard;
   d["cosine"] = cosine_dict(m.cosine);
-  put(d, "max_abs_err", m.max_abs_err);
-  d["max_abs_err_kind"] = kind_text(m.max_abs_err.kind);
-  put(d, "hundredth", m.hundredth);
-  put(d, "thousandth", m.thousandth);
-  put(d, "ten_thousandth", m.ten_thousandth);
-  put(d, "error_rate", m.error_rate);
-  put(d, "eb", m.eb);
-  put(d, "rmse", m.rmse);
-  put(d, "small_value_err_ratio", m.small_value_err_ratio);
-  put(d, "max_rel_err", m.max_rel_err);
-  put(d, "mean_rel_err", m.mean_rel_err);
-  put(d, "inf_nan_error_ratio", m.inf_nan_error_ratio);
-  put(d, "rel_err_ratio", m.rel_err_ratio);
-  put(d, "abs_err_ratio", m.abs_err_ratio);
-  put(d, "max_ulp_err", m.max_ulp_err);
-  put(d, "mean_ulp_err", m.mean_ulp_err);
-  put(d, "ulp_err_proportion", m.ulp_err_proportion);
+  put_values(d, m);
+  d["max_abs_err_kind"] = num_kind_name(m.max_abs_err.kind);
   put(d, "rel_err_thousandth", m.rel_err_thousandth);
   return d;
 }
@@ -153,22 +131,7 @@ nb::dict compare_output_py(const std::string& api_name, nb::handle bench, nb::ha
   d["cells"] = r.detail_cells(precision);
   nb::dict v;
   put(v, "cosine", r.cosine);
-  put(v, "max_abs_err", r.max_abs_err);
-  put(v, "hundredth", r.hundredth);
-  put(v, "thousandth", r.thousandth);
-  put(v, "ten_thousandth", r.ten_thousandth);
-  put(v, "error_rate", r.error_rate);
-  put(v, "eb", r.eb);
-  put(v, "rmse", r.rmse);
-  put(v, "small_value_err_ratio", r.small_value_err_ratio);
-  put(v, "max_rel_err", r.max_rel_err);
-  put(v, "mean_rel_err", r.mean_rel_err);
-  put(v, "inf_nan_error_ratio", r.inf_nan_error_ratio);
-  put(v, "rel_err_ratio", r.rel_err_ratio);
-  put(v, "abs_err_ratio", r.abs_err_ratio);
-  put(v, "max_ulp_err", r.max_ulp_err);
-  put(v, "mean_ulp_err", r.mean_ulp_err);
-  put(v, "ulp_err_proportion", r.ulp_err_proportion);
+  put_values(v, r);
   d["values"] = v;
   return d;
 }
@@ -220,19 +183,10 @@ nb::dict thresholds_py(const std::string& dtype) {
   d["accumulative_bound"] = t.accumulative_bound;
   d["minimum_err"] = t.minimum_err;
   d["accumulative_eb_threshold"] = t.accumulative_eb_threshold;
-  msprobe::DType dt;
-  bool known = true;
-  try {
-    dt = msprobe::dtype_from_name(dtype);
-  } catch (const msprobe::InvalidInput&) {
-    known = false;
-  }
-  if (known) {
-    if (const UlpParams* u = ulp_params_for(dt)) {
-      d["ulp_min_exponent"] = u->min_exponent;
-      d["ulp_mantissa_bits"] = u->mantissa_bits;
-      d["ulp_error_threshold"] = u->error_threshold;
-    }
+  if (const UlpParams* u = ulp_params_for_name(dtype)) {
+    d["ulp_min_exponent"] = u->min_exponent;
+    d["ulp_mantissa_bits"] = u->mantissa_bits;
+    d["ulp_error_threshold"] = u->error_threshold;
   }
   return d;
 }

@@ -282,6 +282,16 @@ Params params_for(const Setup& s, Standard standard) {
 
 }  // namespace
 
+const char* num_kind_name(NumKind k) {
+  switch (k) {
+    case NumKind::kFloat64: return "float64";
+    case NumKind::kFloat32: return "float32";
+    case NumKind::kFloat16: return "float16";
+    case NumKind::kInt: return "int";
+  }
+  return "float64";
+}
+
 FloatMetrics compute_float_metrics(const TensorView& bench, const TensorView& device,
                                    Standard standard) {
   check_pair(bench, device);

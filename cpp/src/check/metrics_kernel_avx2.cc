@@ -131,20 +131,16 @@ MSPROBE_TARGET_SIMD int64_t kernel_avx2(const S<B>* bs, const S<D>* ds, int64_t 
   const TV ulp_thr = splat<TV>(p.ulp_thr);
   const vl8 min_eb = {p.ulp_min_eb, p.ulp_min_eb, p.ulp_min_eb, p.ulp_min_eb};
   const vl8 mant = {p.ulp_m, p.ulp_m, p.ulp_m, p.ulp_m};
+  const vd8 zero = splat<vd8>(0.0);
+  vd8 sdd = zero, sbb = zero, sdb = zero, sumsq = zero, sumr = zero, sumu = zero;
+  DV maxd = splat<DV>(0.0);
+  BV maxb = splat<BV>(0.0);
+  PV maxe = splat<PV>(-kInf), maxr = minus1;
+  TV maxu = splat<TV>(-kInf);
   // int32 lane counters: a call covers at most kBlock elements, so they cannot overflow.
-  Lanes<vd8, DV, BV, PV, TV, vi8> ln{};
-  ln.maxe = splat<PV>(-kInf);
-  ln.maxr = minus1;
-  ln.maxu = splat<TV>(-kInf);
-  auto &sdd = ln.sdd, &sbb = ln.sbb, &sdb = ln.sdb, &sumsq = ln.sumsq, &sumr = ln.sumr,
-       &sumu = ln.sumu;
-  auto& maxd = ln.maxd;
-  auto& maxb = ln.maxb;
-  auto &maxe = ln.maxe, &maxr = ln.maxr;
-  auto& maxu = ln.maxu;
-  auto &c1 = ln.c1, &c2 = ln.c2, &c3 = ln.c3, &neq = ln.neq, &pos = ln.pos, &neg = ln.neg,
-       &nfin = ln.nfin, &nsmall = ln.nsmall, &nse_b = ln.nse_b, &nse_a = ln.nse_a,
-       &nnorm = ln.nnorm, &nrel = ln.nrel, &cntu = ln.cntu, &flags = ln.flags;
+  const vi8 z = {0, 0, 0, 0};
+  vi8 c1 = z, c2 = z, c3 = z, neq = z, pos = z, neg = z, nfin = z, nsmall = z, nse_b = z,
+      nse_a = z, nnorm = z, nrel = z, flags = z, cntu = z;
   const int64_t nv = n / kV * kV;
   for (int64_t i = 0; i < nv; i += kV) {
     const BV b = vload<BV>(bs + i);
@@ -209,6 +205,9 @@ MSPROBE_TARGET_SIMD int64_t kernel_avx2(const S<B>* bs, const S<D>* ds, int64_t 
       cntu -= mask32(u > ulp_thr);
     }
   }
+  const Lanes<vd8, DV, BV, PV, TV, vi8> ln{
+      sdd, sbb, sdb, sumsq, sumr, sumu, maxd, maxb, maxe, maxr, maxu, c1, c2, c3, neq,
+      pos, neg, nfin, nsmall, nse_b, nse_a, nnorm, nrel, cntu, flags};  // Lanes' field order
   const int64_t finite = a.merge(ln, nv);
   if ((M & kStd) && finite < nv) inf_nan_check<B, D>(bs, ds, nv, p, a);
   return nv;

@@ -27,7 +27,7 @@ enum class Prec : uint8_t { kHalf = 0, kFloat = 1, kDouble = 2 };
 
 template <Prec P>
 inline double rnd(double x) {
-  if constexpr (P == Prec::kHalf) return (double)half_to_float(float_to_half((float)x));
+  if constexpr (P == Prec::kHalf) return (double)round_to_half((float)x);
   if constexpr (P == Prec::kFloat) return (double)(float)x;
   return x;
 }
