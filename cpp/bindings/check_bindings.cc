@@ -58,6 +58,15 @@ msprobe::PyTensor host_tensor(nb::handle obj, const char* fn, const char* which)
   return t;
 }
 
+// Both tensors as host views, then fn(bench_view, device_view) without the GIL.
+template <typename Fn>
+auto on_host_pair(nb::handle bench, nb::handle device, const char* fn_name, Fn fn) {
+  msprobe::PyTensor b = host_tensor(bench, fn_name, "bench");
+  msprobe::PyTensor d = host_tensor(device, fn_name, "device");
+  nb::gil_scoped_release release;
+  return fn(b.view, d.view);
+}
+
 nb::object num_obj(const Num& n) {
   if (!n.set) return nb::none();
   if (n.kind == NumKind::kInt) return nb::int_((long long)n.value);
@@ -97,13 +106,9 @@ nb::dict cosine_dict(const CosineResult& c) {
 
 nb::dict float_metrics_py(nb::handle bench, nb::handle device, const std::string& standard) {
   const Standard s = standard_from_key(standard);
-  msprobe::PyTensor b = host_tensor(bench, "float_metrics", "bench");
-  msprobe::PyTensor dv = host_tensor(device, "float_metrics", "device");
-  FloatMetrics m;
-  {
-    nb::gil_scoped_release release;
-    m = compute_float_metrics(b.view, dv.view, s);
-  }
+  const FloatMetrics m = on_host_pair(bench, device, "float_metrics", [s](auto& b, auto& dv) {
+    return compute_float_metrics(b, dv, s);
+  });
   nb::dict d;
   d["numel"] = m.numel;
   d["standard"] = standard_key(m.standard);
@@ -117,13 +122,10 @@ nb::dict float_metrics_py(nb::handle bench, nb::handle device, const std::string
 
 nb::dict compare_output_py(const std::string& api_name, nb::handle bench, nb::handle device,
                            int precision) {
-  msprobe::PyTensor b = host_tensor(bench, "compare_output", "bench");
-  msprobe::PyTensor dv = host_tensor(device, "compare_output", "device");
-  OutputCompareResult r;
-  {
-    nb::gil_scoped_release release;
-    r = compare_output_tensor(api_name, b.view, dv.view);
-  }
+  const OutputCompareResult r =
+      on_host_pair(bench, device, "compare_output", [&api_name](auto& b, auto& dv) {
+        return compare_output_tensor(api_name, b, dv);
+      });
   nb::dict d;
   d["status"] = status_text(r.status);
   d["message"] = r.message;
@@ -137,32 +139,23 @@ nb::dict compare_output_py(const std::string& api_name, nb::handle bench, nb::ha
 }
 
 nb::tuple cosine_py(nb::handle bench, nb::handle device) {
-  msprobe::PyTensor b = host_tensor(bench, "cosine_similarity", "bench");
-  msprobe::PyTensor dv = host_tensor(device, "cosine_similarity", "device");
-  CosineResult c;
-  {
-    nb::gil_scoped_release release;
-    c = cosine_similarity(b.view, dv.view);
-  }
+  const CosineResult c = on_host_pair(bench, device, "cosine_similarity", [](auto& b, auto& dv) {
+    return cosine_similarity(b, dv);
+  });
   return nb::make_tuple(c.has_value ? nb::object(nb::float_(c.value)) : nb::none(), c.pass,
                         c.message);
 }
 
 double binary_error_rate_py(nb::handle bench, nb::handle device) {
-  msprobe::PyTensor b = host_tensor(bench, "binary_error_rate", "bench");
-  msprobe::PyTensor dv = host_tensor(device, "binary_error_rate", "device");
-  nb::gil_scoped_release release;
-  return binary_error_rate(b.view, dv.view);
+  return on_host_pair(bench, device, "binary_error_rate", [](auto& b, auto& dv) {
+    return binary_error_rate(b, dv);
+  });
 }
 
 nb::tuple compare_dropout_py(nb::handle bench, nb::handle device) {
-  msprobe::PyTensor b = host_tensor(bench, "compare_dropout", "bench");
-  msprobe::PyTensor dv = host_tensor(device, "compare_dropout", "device");
-  DropoutResult r;
-  {
-    nb::gil_scoped_release release;
-    r = compare_dropout(b.view, dv.view);
-  }
+  const DropoutResult r = on_host_pair(bench, device, "compare_dropout", [](auto& b, auto& dv) {
+    return compare_dropout(b, dv);
+  });
   return nb::make_tuple(status_text(r.status), r.value);
 }
 

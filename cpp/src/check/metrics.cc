@@ -280,6 +280,22 @@ Params params_for(const Setup& s, Standard standard) {
   return q;
 }
 
+// #(bench != device), both read as T.
+template <typename T>
+int64_t count_unequal(const TensorView& bench, const TensorView& device) {
+  const int64_t n = device.numel();
+  std::vector<T> bb(kBlock), db(kBlock);
+  Reader rb(bench), rd(device);
+  int64_t neq = 0;
+  for (int64_t off = 0; off < n; off += kBlock) {
+    const int64_t k = std::min(kBlock, n - off);
+    rb.read(k, bb.data());
+    rd.read(k, db.data());
+    for (int64_t i = 0; i < k; ++i) neq += bb[i] != db[i];
+  }
+  return neq;
+}
+
 }  // namespace
 
 const char* num_kind_name(NumKind k) {
@@ -394,25 +410,7 @@ double binary_error_rate(const TensorView& bench, const TensorView& device) {
   // (exact for every supported dtype, so the same as numpy's promoted comparison).
   const bool ints = !dtype_is_floating(bench.dtype) && !dtype_is_floating(device.dtype) &&
                     !dtype_is_complex(bench.dtype) && !dtype_is_complex(device.dtype);
-  Reader rb(bench), rd(device);
-  int64_t neq = 0;
-  if (ints) {
-    std::vector<int64_t> bb(kBlock), db(kBlock);
-    for (int64_t off = 0; off < n; off += kBlock) {
-      const int64_t k = std::min(kBlock, n - off);
-      rb.read(k, bb.data());
-      rd.read(k, db.data());
-      for (int64_t i = 0; i < k; ++i) neq += bb[i] != db[i];
-    }
-  } else {
-    std::vector<double> bb(kBlock), db(kBlock);
-    for (int64_t off = 0; off < n; off += kBlock) {
-      const int64_t k = std::min(kBlock, n - off);
-      rb.read(k, bb.data());
-      rd.read(k, db.data());
-      for (int64_t i = 0; i < k; ++i) neq += bb[i] != db[i];
-    }
-  }
+  const int64_t neq = ints ? count_unequal<int64_t>(bench, device) : count_unequal<double>(bench, device);
   return (double)neq / (double)n;
 }
 
