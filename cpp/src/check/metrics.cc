@@ -162,13 +162,12 @@ Num ratio_or_zero(int64_t count, int64_t total) {
 }
 
 void check_pair(const TensorView& bench, const TensorView& device) {
-  if (bench.numel() != device.numel()) {
-    throw InvalidInput("accuracy metrics: bench has " + std::to_string(bench.numel()) +
-                       " elements but device has " + std::to_string(device.numel()));
-  }
-  if ((bench.numel() > 0 && bench.data == nullptr) || (device.numel() > 0 && device.data == nullptr)) {
-    throw InvalidInput("accuracy metrics: a tensor has no readable storage");
-  }
+  MSPROBE_CHECK(bench.numel() == device.numel(), InvalidInput,
+                "accuracy metrics: bench has " + std::to_string(bench.numel()) +
+                    " elements but device has " + std::to_string(device.numel()));
+  MSPROBE_CHECK((bench.numel() == 0 || bench.data != nullptr) &&
+                    (device.numel() == 0 || device.data != nullptr),
+                InvalidInput, "accuracy metrics: a tensor has no readable storage");
 }
 
 const double kCosEps = 2.220446049250313e-16;  // np.finfo(float).eps
@@ -416,7 +415,8 @@ double binary_error_rate(const TensorView& bench, const TensorView& device) {
 
 int64_t count_zeros(const TensorView& t) {
   const int64_t n = t.numel();
-  if (n > 0 && t.data == nullptr) throw InvalidInput("count_zeros: the tensor has no readable storage");
+  MSPROBE_CHECK(n == 0 || t.data != nullptr, InvalidInput,
+                "count_zeros: the tensor has no readable storage");
   Reader r(t);
   std::vector<double> buf(kBlock);
   int64_t zeros = 0;

@@ -110,7 +110,7 @@ void walk(const TensorView& t, bool logical_order, Sink&& sink) {
   size_t nd = 0;
   for (size_t d = 0; d < t.shape.size(); ++d) {
     if (t.shape[d] == 1) continue;
-    if (nd == 64) throw InvalidInput("compute_stats: more than 64 dimensions");
+    MSPROBE_CHECK(nd < 64, InvalidInput, "compute_stats: more than 64 dimensions");
     dims[nd++] = {t.shape[d], t.strides[d]};
   }
   if (!logical_order) {
@@ -427,10 +427,10 @@ TensorStats compute_stats(const TensorView& t, bool want_crc) {
     if (want_crc) out.crc32 = 0u;
     return out;
   }
-  if (t.data == nullptr) throw InvalidInput("compute_stats: tensor has no host data");
-  if (!t.strides.empty() && t.strides.size() != t.shape.size())
-    throw InvalidInput("compute_stats: " + std::to_string(t.strides.size()) + " strides for " +
-                       std::to_string(t.shape.size()) + " dimensions");
+  MSPROBE_CHECK(t.data != nullptr, InvalidInput, "compute_stats: tensor has no host data");
+  MSPROBE_CHECK(t.strides.empty() || t.strides.size() == t.shape.size(), InvalidInput,
+                "compute_stats: " + std::to_string(t.strides.size()) + " strides for " +
+                    std::to_string(t.shape.size()) + " dimensions");
   if (t.shape.empty()) {
     stats_scalar(t, want_crc, out);
     return out;
