@@ -25,6 +25,9 @@ namespace check {
 namespace {
 
 using namespace metrics_kernel;
+using numpy::eps_of;
+using numpy::max_of;
+using numpy::round_to;
 using Reader = ElementReader;
 
 Prec prec_of(DType t) {
@@ -115,35 +118,11 @@ void dispatch(Prec b, Prec d, unsigned mode, bool ulp_double, const TensorView& 
 #undef MSPROBE_CASE
 }
 
-double round_to(Prec p, double x) {
-  switch (p) {
-    case Prec::kHalf: return Arith<Prec::kHalf>::from(x);
-    case Prec::kFloat: return (double)(float)x;
-    default: return x;
-  }
-}
-
 NumKind kind_of(Prec p) {
   switch (p) {
     case Prec::kHalf: return NumKind::kFloat16;
     case Prec::kFloat: return NumKind::kFloat32;
     default: return NumKind::kFloat64;
-  }
-}
-
-double eps_of(Prec p) {
-  switch (p) {
-    case Prec::kHalf: return Arith<Prec::kHalf>::kEps;
-    case Prec::kFloat: return Arith<Prec::kFloat>::kEps;
-    default: return Arith<Prec::kDouble>::kEps;
-  }
-}
-
-double max_of(Prec p) {
-  switch (p) {
-    case Prec::kHalf: return Arith<Prec::kHalf>::kMax;
-    case Prec::kFloat: return Arith<Prec::kFloat>::kMax;
-    default: return Arith<Prec::kDouble>::kMax;
   }
 }
 

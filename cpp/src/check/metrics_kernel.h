@@ -2,10 +2,8 @@
 // precision, the per-element metrics, the accumulator and the portable kernel. The AVX2 copy is
 // metrics_kernel_avx2.cc; the front (metrics.cc) reads the blocks and picks the copy.
 //
-// Element arithmetic follows numpy's promotion: a value of precision X is computed in X's
-// arithmetic (fp16: in float, rounded to fp16 after every operation, as numpy's float16 loops
-// do), so masks, counts and threshold decisions are those of the original; reductions are
-// summed in double.
+// Element arithmetic follows numpy's promotion (numpy_precision.h), so masks, counts and
+// threshold decisions are those of the original; reductions are summed in double.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -13,7 +11,7 @@
 #include <cstring>
 #include <limits>
 
-#include "msprobe/tensor/half.h"
+#include "msprobe/tensor/numpy_precision.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define MSPROBE_METRICS_X86 1
@@ -29,50 +27,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int64_t kBlock = 2048;
 
-// Precisions and their arithmetic.
-
-enum class Prec : uint8_t { kHalf = 0, kFloat = 1, kDouble = 2 };
-
-template <Prec P> struct Arith;
-template <> struct Arith<Prec::kHalf> {
-  using S = float;  // fp16 values are held in float
-  static inline float rnd(float x) { return round_to_half(x); }
-  static inline float from(double x) { return rnd((float)x); }
-  static constexpr double kEps = 0.0009765625;  // finfo(float16).eps = 2^-10
-  static constexpr double kMax = 65504.0;
-};
-template <> struct Arith<Prec::kFloat> {
-  using S = float;
-  static inline float rnd(float x) { return x; }
-  static inline float from(double x) { return (float)x; }
-  static constexpr double kEps = 1.1920928955078125e-07;  // 2^-23
-  static constexpr double kMax = 3.4028234663852886e+38;
-};
-template <> struct Arith<Prec::kDouble> {
-  using S = double;
-  static inline double rnd(double x) { return x; }
-  static inline double from(double x) { return x; }
-  static constexpr double kEps = 2.220446049250313e-16;  // 2^-52
-  static constexpr double kMax = 1.7976931348623157e+308;
-};
-
-constexpr Prec max_prec(Prec a, Prec b) { return (uint8_t)a > (uint8_t)b ? a : b; }
-
-template <Prec P> using S = typename Arith<P>::S;
-
-// Converts a value held in storage type of precision `From` to precision `To` (numpy astype).
-template <Prec To, typename V>
-inline S<To> cvt(V x) {
-  return Arith<To>::from((double)x);
-}
-template <>
-inline float cvt<Prec::kFloat, float>(float x) { return x; }
-template <>
-inline double cvt<Prec::kDouble, float>(float x) { return x; }
-template <>
-inline double cvt<Prec::kDouble, double>(double x) { return x; }
-template <>
-inline float cvt<Prec::kHalf, float>(float x) { return Arith<Prec::kHalf>::rnd(x); }
+using numpy::Arith;
+using numpy::cvt;
+using numpy::max_prec;
+using numpy::Prec;
+template <Prec P> using S = numpy::Storage<P>;
 
 struct Params {
   // B precision
