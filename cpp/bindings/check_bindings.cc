@@ -58,22 +58,13 @@ msprobe::PyTensor host_tensor(nb::handle obj, const char* fn, const char* which)
   return t;
 }
 
-Standard standard_from_key(const std::string& key) {
-  for (Standard s : {Standard::kBenchmark, Standard::kAbsoluteThreshold,
-                     Standard::kBinaryConsistency, Standard::kUlp, Standard::kThousandth,
-                     Standard::kAccumulativeError}) {
-    if (key == standard_key(s)) return s;
-  }
-  throw msprobe::InvalidInput("unknown standard '" + key +
-                              "': expected benchmark, absolute_threshold, binary_consistency, "
-                              "ulp_compare, thousandth_threshold or accumulative_error_compare");
-}
-
-Status status_from_text(const std::string& s) {
-  for (Status x : {Status::kPass, Status::kWarning, Status::kError, Status::kSkip, Status::kBlank}) {
-    if (s == status_text(x)) return x;
-  }
-  throw msprobe::InvalidInput("unknown status '" + s + "': expected pass, Warning, error, SKIP or ' '");
+// Both tensors as host views, then fn(bench_view, device_view) without the GIL.
+template <typename Fn>
+auto on_host_pair(nb::handle bench, nb::handle device, const char* fn_name, Fn fn) {
+  msprobe::PyTensor b = host_tensor(bench, fn_name, "bench");
+  msprobe::PyTensor d = host_tensor(device, fn_name, "device");
+  nb::gil_scoped_release release;
+  return fn(b.view, d.view);
 }
 
 nb::object num_obj(const Num& n) {
@@ -82,17 +73,28 @@ nb::object num_obj(const Num& n) {
   return nb::float_(n.value);
 }
 
-const char* kind_text(NumKind k) {
-  switch (k) {
-    case NumKind::kFloat64: return "float64";
-    case NumKind::kFloat32: return "float32";
-    case NumKind::kFloat16: return "float16";
-    case NumKind::kInt: return "int";
-  }
-  return "float64";
-}
-
 void put(nb::dict& d, const char* key, const Num& n) { d[key] = num_obj(n); }
+
+// The metric values FloatMetrics and OutputCompareResult share, under their field names.
+template <typename R>
+void put_values(nb::dict& d, const R& r) {
+  put(d, "max_abs_err", r.max_abs_err);
+  put(d, "hundredth", r.hundredth);
+  put(d, "thousandth", r.thousandth);
+  put(d, "ten_thousandth", r.ten_thousandth);
+  put(d, "error_rate", r.error_rate);
+  put(d, "eb", r.eb);
+  put(d, "rmse", r.rmse);
+  put(d, "small_value_err_ratio", r.small_value_err_ratio);
+  put(d, "max_rel_err", r.max_rel_err);
+  put(d, "mean_rel_err", r.mean_rel_err);
+  put(d, "inf_nan_error_ratio", r.inf_nan_error_ratio);
+  put(d, "rel_err_ratio", r.rel_err_ratio);
+  put(d, "abs_err_ratio", r.abs_err_ratio);
+  put(d, "max_ulp_err", r.max_ulp_err);
+  put(d, "mean_ulp_err", r.mean_ulp_err);
+  put(d, "ulp_err_proportion", r.ulp_err_proportion);
+}
 
 nb::dict cosine_dict(const CosineResult& c) {
   nb::dict d;
@@ -104,48 +106,26 @@ nb::dict cosine_dict(const CosineResult& c) {
 
 nb::dict float_metrics_py(nb::handle bench, nb::handle device, const std::string& standard) {
   const Standard s = standard_from_key(standard);
-  msprobe::PyTensor b = host_tensor(bench, "float_metrics", "bench");
-  msprobe::PyTensor dv = host_tensor(device, "float_metrics", "device");
-  FloatMetrics m;
-  {
-    nb::gil_scoped_release release;
-    m = compute_float_metrics(b.view, dv.view, s);
-  }
+  const FloatMetrics m = on_host_pair(bench, device, "float_metrics", [s](auto& b, auto& dv) {
+    return compute_float_metrics(b, dv, s);
+  });
   nb::dict d;
   d["numel"] = m.numel;
   d["standard"] = standard_key(m.standard);
   d["new_standard"] = m.new_standard;
   d["cosine"] = cosine_dict(m.cosine);
-  put(d, "max_abs_err", m.max_abs_err);
-  d["max_abs_err_kind"] = kind_text(m.max_abs_err.kind);
-  put(d, "hundredth", m.hundredth);
-  put(d, "thousandth", m.thousandth);
-  put(d, "ten_thousandth", m.ten_thousandth);
-  put(d, "error_rate", m.error_rate);
-  put(d, "eb", m.eb);
-  put(d, "rmse", m.rmse);
-  put(d, "small_value_err_ratio", m.small_value_err_ratio);
-  put(d, "max_rel_err", m.max_rel_err);
-  put(d, "mean_rel_err", m.mean_rel_err);
-  put(d, "inf_nan_error_ratio", m.inf_nan_error_ratio);
-  put(d, "rel_err_ratio", m.rel_err_ratio);
-  put(d, "abs_err_ratio", m.abs_err_ratio);
-  put(d, "max_ulp_err", m.max_ulp_err);
-  put(d, "mean_ulp_err", m.mean_ulp_err);
-  put(d, "ulp_err_proportion", m.ulp_err_proportion);
+  put_values(d, m);
+  d["max_abs_err_kind"] = num_kind_name(m.max_abs_err.kind);
   put(d, "rel_err_thousandth", m.rel_err_thousandth);
   return d;
 }
 
 nb::dict compare_output_py(const std::string& api_name, nb::handle bench, nb::handle device,
                            int precision) {
-  msprobe::PyTensor b = host_tensor(bench, "compare_output", "bench");
-  msprobe::PyTensor dv = host_tensor(device, "compare_output", "device");
-  OutputCompareResult r;
-  {
-    nb::gil_scoped_release release;
-    r = compare_output_tensor(api_name, b.view, dv.view);
-  }
+  const OutputCompareResult r =
+      on_host_pair(bench, device, "compare_output", [&api_name](auto& b, auto& dv) {
+        return compare_output_tensor(api_name, b, dv);
+      });
   nb::dict d;
   d["status"] = status_text(r.status);
   d["message"] = r.message;
@@ -153,53 +133,29 @@ nb::dict compare_output_py(const std::string& api_name, nb::handle bench, nb::ha
   d["cells"] = r.detail_cells(precision);
   nb::dict v;
   put(v, "cosine", r.cosine);
-  put(v, "max_abs_err", r.max_abs_err);
-  put(v, "hundredth", r.hundredth);
-  put(v, "thousandth", r.thousandth);
-  put(v, "ten_thousandth", r.ten_thousandth);
-  put(v, "error_rate", r.error_rate);
-  put(v, "eb", r.eb);
-  put(v, "rmse", r.rmse);
-  put(v, "small_value_err_ratio", r.small_value_err_ratio);
-  put(v, "max_rel_err", r.max_rel_err);
-  put(v, "mean_rel_err", r.mean_rel_err);
-  put(v, "inf_nan_error_ratio", r.inf_nan_error_ratio);
-  put(v, "rel_err_ratio", r.rel_err_ratio);
-  put(v, "abs_err_ratio", r.abs_err_ratio);
-  put(v, "max_ulp_err", r.max_ulp_err);
-  put(v, "mean_ulp_err", r.mean_ulp_err);
-  put(v, "ulp_err_proportion", r.ulp_err_proportion);
+  put_values(v, r);
   d["values"] = v;
   return d;
 }
 
 nb::tuple cosine_py(nb::handle bench, nb::handle device) {
-  msprobe::PyTensor b = host_tensor(bench, "cosine_similarity", "bench");
-  msprobe::PyTensor dv = host_tensor(device, "cosine_similarity", "device");
-  CosineResult c;
-  {
-    nb::gil_scoped_release release;
-    c = cosine_similarity(b.view, dv.view);
-  }
+  const CosineResult c = on_host_pair(bench, device, "cosine_similarity", [](auto& b, auto& dv) {
+    return cosine_similarity(b, dv);
+  });
   return nb::make_tuple(c.has_value ? nb::object(nb::float_(c.value)) : nb::none(), c.pass,
                         c.message);
 }
 
 double binary_error_rate_py(nb::handle bench, nb::handle device) {
-  msprobe::PyTensor b = host_tensor(bench, "binary_error_rate", "bench");
-  msprobe::PyTensor dv = host_tensor(device, "binary_error_rate", "device");
-  nb::gil_scoped_release release;
-  return binary_error_rate(b.view, dv.view);
+  return on_host_pair(bench, device, "binary_error_rate", [](auto& b, auto& dv) {
+    return binary_error_rate(b, dv);
+  });
 }
 
 nb::tuple compare_dropout_py(nb::handle bench, nb::handle device) {
-  msprobe::PyTensor b = host_tensor(bench, "compare_dropout", "bench");
-  msprobe::PyTensor dv = host_tensor(device, "compare_dropout", "device");
-  DropoutResult r;
-  {
-    nb::gil_scoped_release release;
-    r = compare_dropout(b.view, dv.view);
-  }
+  const DropoutResult r = on_host_pair(bench, device, "compare_dropout", [](auto& b, auto& dv) {
+    return compare_dropout(b, dv);
+  });
   return nb::make_tuple(status_text(r.status), r.value);
 }
 
@@ -220,19 +176,10 @@ nb::dict thresholds_py(const std::string& dtype) {
   d["accumulative_bound"] = t.accumulative_bound;
   d["minimum_err"] = t.minimum_err;
   d["accumulative_eb_threshold"] = t.accumulative_eb_threshold;
-  msprobe::DType dt;
-  bool known = true;
-  try {
-    dt = msprobe::dtype_from_name(dtype);
-  } catch (const msprobe::InvalidInput&) {
-    known = false;
-  }
-  if (known) {
-    if (const UlpParams* u = ulp_params_for(dt)) {
-      d["ulp_min_exponent"] = u->min_exponent;
-      d["ulp_mantissa_bits"] = u->mantissa_bits;
-      d["ulp_error_threshold"] = u->error_threshold;
-    }
+  if (const UlpParams* u = ulp_params_for_name(dtype)) {
+    d["ulp_min_exponent"] = u->min_exponent;
+    d["ulp_mantissa_bits"] = u->mantissa_bits;
+    d["ulp_error_threshold"] = u->error_threshold;
   }
   return d;
 }

@@ -1,12 +1,5 @@
-// Bindings for config.json: DumpConfig (read-only), load_config, parse_config_text, and the
-// module's user-error exception classes.
-//
-// Exceptions (registered for the whole module, so every binding that lets a core
-// msprobe::InvalidInput or msprobe::FileError escape gets them):
-//   msprobe._core.ConfigError      (ValueError)            <- msprobe::InvalidInput
-//   msprobe._core.MsprobeFileError (OSError, ValueError)   <- msprobe::FileError
-// MsprobeFileError derives from both: a missing or unreadable file is an OSError to Python
-// code, and a malformed file is a bad value, as json.JSONDecodeError (a ValueError) is.
+// Bindings for config.json: DumpConfig (read-only), load_config, parse_config_text. Core errors
+// become ConfigError / MsprobeFileError through error_translator.cc.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -24,19 +17,6 @@ namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace {
-
-PyObject* g_config_error = nullptr;
-PyObject* g_file_error = nullptr;
-
-void translate_errors(const std::exception_ptr& p, void*) {
-  try {
-    std::rethrow_exception(p);
-  } catch (const msprobe::InvalidInput& e) {
-    PyErr_SetString(g_config_error, e.what());
-  } catch (const msprobe::FileError& e) {
-    PyErr_SetString(g_file_error, e.what());
-  }
-}
 
 constexpr int kMaxConvertDepth = 512;
 
@@ -186,21 +166,6 @@ nb::dict as_dict(const msprobe::DumpConfig& c) {
 
 void bind_config(nb::module_& m) {
   using namespace msprobe;
-
-  g_config_error = PyErr_NewExceptionWithDoc(
-      "msprobe._core.ConfigError",
-      "An invalid config.json value or argument; the message is one line naming the field and what is allowed.",
-      PyExc_ValueError, nullptr);
-  nb::object bases = nb::make_tuple(nb::handle(PyExc_OSError), nb::handle(PyExc_ValueError));
-  g_file_error = PyErr_NewExceptionWithDoc(
-      "msprobe._core.MsprobeFileError",
-      "A file that cannot be used: missing, a directory, a link, wrong suffix, unreadable or malformed. "
-      "The message names the path (and the line and column for malformed JSON).",
-      bases.ptr(), nullptr);
-  if (!g_config_error || !g_file_error) throw nb::python_error();
-  m.attr("ConfigError") = nb::handle(g_config_error);
-  m.attr("MsprobeFileError") = nb::handle(g_file_error);
-  nb::register_exception_translator(translate_errors);
 
   nb::class_<FreeBenchmarkConfig>(m, "FreeBenchmarkConfig", "The free_benchmark section (read-only).")
       .def_ro("scope", &FreeBenchmarkConfig::scope)

@@ -3,6 +3,7 @@
 
 namespace nb = nanobind;
 
+void bind_errors(nb::module_& m);
 void bind_stats(nb::module_& m);
 void bind_formats(nb::module_& m);
 void bind_config(nb::module_& m);
@@ -24,6 +25,7 @@ NB_MODULE(_core, m) {
   // The debugger is a process-lifetime singleton, as in the original; it is flushed by an
   // atexit handler, so objects alive at interpreter exit are expected.
   nb::set_leak_warnings(false);
+  bind_errors(m);  // first: later bindings use its exception classes and translators
   bind_stats(m);
   bind_formats(m);
   bind_config(m);

@@ -1,6 +1,8 @@
 // API -> standard lists and per-dtype constants (accuracy-checker spec §2.2, §2.3).
 #include "msprobe/check/standards.h"
 
+#include "msprobe/base/error.h"
+
 #include <string>
 #include <unordered_map>
 
@@ -123,6 +125,25 @@ const DtypeThresholds& thresholds_for_name(std::string_view name) {
   return kDefault;
 }
 
+Standard standard_from_key(std::string_view key) {
+  for (Standard s : {Standard::kBenchmark, Standard::kAbsoluteThreshold,
+                     Standard::kBinaryConsistency, Standard::kUlp, Standard::kThousandth,
+                     Standard::kAccumulativeError}) {
+    if (key == standard_key(s)) return s;
+  }
+  throw InvalidInput("unknown standard '" + std::string(key) +
+                     "': expected benchmark, absolute_threshold, binary_consistency, "
+                     "ulp_compare, thousandth_threshold or accumulative_error_compare");
+}
+
+const UlpParams* ulp_params_for_name(const std::string& dtype_name) {
+  try {
+    return ulp_params_for(dtype_from_name(dtype_name));
+  } catch (const InvalidInput&) {
+    return nullptr;
+  }
+}
+
 const UlpParams* ulp_params_for(DType device_dtype) {
   switch (device_dtype) {
     case DType::kFloat16: return &kUlpFp16;
@@ -141,6 +162,14 @@ const char* status_text(Status s) {
     case Status::kBlank: return " ";
   }
   return " ";
+}
+
+Status status_from_text(std::string_view text) {
+  for (Status x : {Status::kPass, Status::kWarning, Status::kError, Status::kSkip, Status::kBlank}) {
+    if (text == status_text(x)) return x;
+  }
+  throw InvalidInput("unknown status '" + std::string(text) +
+                     "': expected pass, Warning, error, SKIP or ' '");
 }
 
 }  // namespace check

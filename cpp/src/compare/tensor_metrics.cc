@@ -10,6 +10,7 @@
 #include "compare_const.h"
 #include "msprobe/check/number_format.h"
 #include "msprobe/tensor/element_reader.h"
+#include "msprobe/tensor/numpy_precision.h"
 
 namespace msprobe {
 namespace compare {
@@ -22,15 +23,9 @@ constexpr double kFiveThousandths = 0.005;
 constexpr double kCosineRoundAbove = 0.9999;
 constexpr int64_t kBlock = 2048;
 
-// Precisions of numpy float arithmetic.
-enum class Prec : uint8_t { kHalf = 0, kFloat = 1, kDouble = 2 };
-
-template <Prec P>
-inline double rnd(double x) {
-  if constexpr (P == Prec::kHalf) return (double)half_to_float(float_to_half((float)x));
-  if constexpr (P == Prec::kFloat) return (double)(float)x;
-  return x;
-}
+using numpy::max_prec;
+using numpy::Prec;
+using numpy::round_to;
 
 // x + finfo(float64).eps computed in precision P (numpy casts the scalar to the array's dtype).
 template <Prec P>
@@ -61,7 +56,6 @@ Prec promotion_rank(DType t) {
   }
 }
 
-Prec max_prec(Prec a, Prec b) { return (uint8_t)a > (uint8_t)b ? a : b; }
 
 // The precisions of get_relative_err: NE / BE for the eps added where bench is 0, PP for the
 // subtraction and division.
@@ -117,7 +111,7 @@ inline void element(double n, double b, int lane, double thr1, double thr5, Lane
   const bool zero = b == 0;
   const double bc = zero ? add_eps<BE>(b) : b;
   const double nc = zero ? add_eps<NE>(n) : n;
-  const double r = std::fabs(rnd<PP>(rnd<PP>(nc - bc) / bc));
+  const double r = std::fabs(round_to<PP>(round_to<PP>(nc - bc) / bc));
   l.rel_nan |= r != r;
   l.max_rel = r > l.max_rel ? r : l.max_rel;  // a NaN never replaces the maximum
   l.c1 += r < thr1;
@@ -182,14 +176,6 @@ BlockFn pick(const RelPrecisions& p) {
     case Prec::kHalf: return pick2<Prec::kHalf>(p.be, p.pp);
     case Prec::kFloat: return pick2<Prec::kFloat>(p.be, p.pp);
     default: return pick2<Prec::kDouble>(p.be, p.pp);
-  }
-}
-
-double round_to(Prec p, double x) {
-  switch (p) {
-    case Prec::kHalf: return rnd<Prec::kHalf>(x);
-    case Prec::kFloat: return rnd<Prec::kFloat>(x);
-    default: return x;
   }
 }
 

@@ -17,6 +17,7 @@
 
 #include "msprobe/stats/tensor_stats.h"
 #include "crc32_internal.h"
+#include "msprobe/base/cpu_features.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(MSPROBE_NO_X86_SIMD)
 #include <immintrin.h>
@@ -184,12 +185,9 @@ MSPROBE_TARGET_VPCLMUL uint32_t crc_vpclmul(uint32_t state, const uint8_t* p, si
 enum class CrcImpl { kTables, kPclmul, kVpclmul };
 
 CrcImpl detect_impl() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("avx2") &&
-      __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
-    return CrcImpl::kVpclmul;
-  if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
-    return CrcImpl::kPclmul;
+  const CpuFeatures& f = cpu_features();
+  if (f.vpclmulqdq && f.avx2 && f.pclmul && f.sse41) return CrcImpl::kVpclmul;
+  if (f.pclmul && f.sse41) return CrcImpl::kPclmul;
   return CrcImpl::kTables;
 }
 

@@ -27,6 +27,8 @@ namespace check {
 // decides how it is written to the details CSV (see format_metric in number_format.h):
 // kFloat64 -> "{:.14f}", kFloat32 / kFloat16 -> numpy's shortest repr, kInt -> "0" / "1".
 enum class NumKind : uint8_t { kFloat64, kFloat32, kFloat16, kInt };
+// "float64", "float32", "float16", "int".
+const char* num_kind_name(NumKind k);
 struct Num {
   double value = 0.0;
   NumKind kind = NumKind::kFloat64;

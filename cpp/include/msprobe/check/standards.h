@@ -3,6 +3,7 @@
 // Reference: accuracy-checker spec §2.2 (API lists), §2.3 (constants), §5.3 (thresholds).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "msprobe/tensor/dtype.h"
@@ -24,6 +25,8 @@ enum class Standard : uint8_t {
 const char* standard_key(Standard s);
 // The Chinese algorithm label written in the 比对算法 column.
 const char* standard_label(Standard s);
+// The standard of a key above; throws InvalidInput naming the allowed keys.
+Standard standard_from_key(std::string_view key);
 
 // run_ut: the standard of an API, by its short name ("matmul", "conv2d", "__mul__"), from the
 // name lists only. Unknown names use kBenchmark.
@@ -55,6 +58,8 @@ struct UlpParams {
 };
 // fp16 (-14, 10, 1), bf16 (-126, 7, 1), fp32 (-126, 23, 32); other dtypes: nullptr.
 const UlpParams* ulp_params_for(DType device_dtype);
+// Same, by any dtype name dtype_from_name reads; nullptr for other dtypes and unknown names.
+const UlpParams* ulp_params_for_name(const std::string& dtype_name);
 
 // Accumulative-error standard: the small-value threshold is 1 for every dtype.
 constexpr double kAccumulativeSmallValue = 1.0;
@@ -76,6 +81,8 @@ constexpr double kThousandthPassValue = 0.999;
 // Verdicts, written exactly as the original: "pass", "Warning", "error", "SKIP", " ".
 enum class Status : uint8_t { kPass, kWarning, kError, kSkip, kBlank };
 const char* status_text(Status s);
+// The status of one of those strings; throws InvalidInput naming the allowed ones.
+Status status_from_text(std::string_view text);
 
 }  // namespace check
 }  // namespace msprobe

@@ -12,11 +12,6 @@
 
 namespace msprobe {
 
-// AVX2 + F16C usable on this CPU and not disabled by MSPROBE_CHECK_SIMD=0.
-bool avx2_f16c_enabled();
-// fp16 bits -> float (8 at a time with F16C when enabled).
-void halves_to_floats(const uint16_t* src, int64_t n, float* dst);
-
 template <typename Out>
 inline Out load_elem(const char* p, DType t) {
   switch (t) {
@@ -51,14 +46,13 @@ void convert_run(const char* src, DType t, int64_t n, Out* dst) {
     }
     case DType::kFloat16: {
       const uint16_t* s = reinterpret_cast<const uint16_t*>(src);
-      if constexpr (std::is_same<Out, float>::value) {
-        if (avx2_f16c_enabled()) return halves_to_floats(s, n, dst);
-      }
+      if constexpr (std::is_same<Out, float>::value) return halves_to_floats(s, n, dst);
       for (int64_t i = 0; i < n; ++i) dst[i] = (Out)half_to_float(s[i]);
       return;
     }
     case DType::kBFloat16: {
       const uint16_t* s = reinterpret_cast<const uint16_t*>(src);
+      if constexpr (std::is_same<Out, float>::value) return bf16s_to_floats(s, n, dst);
       for (int64_t i = 0; i < n; ++i) dst[i] = (Out)bf16_to_float(s[i]);
       return;
     }
