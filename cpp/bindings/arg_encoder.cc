@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "msprobe/base/error.h"
+#include "msprobe/dump/deferred_text.h"
 #include "msprobe/dump/overflow_monitor.h"
 #include "msprobe/dump/external_stats.h"
 #include "msprobe/format/npy_writer.h"
@@ -193,7 +194,7 @@ void ArgEncoder::host_record(JsonWriter& w, nb::handle obj, PyTensor& pt, const 
   stats = compute_stats(pt.view, opt.want_crc);
   if (sink_) {
     if (stats_overflow(stats)) (sink_output_ ? sink_->outputs : sink_->inputs) = true;
-    sink_->held.push_back(HeldTensor{nb::borrow(obj), stem, pt.requires_grad});
+    sink_->held.push_back(std::make_unique<PyHeldTensor>(nb::borrow(obj), stem, pt.requires_grad));
   }
   uint32_t data_crc = 0;
   if (save) {
@@ -210,7 +211,8 @@ void ArgEncoder::host_record(JsonWriter& w, nb::handle obj, PyTensor& pt, const 
 
 void ArgEncoder::save_held(OverflowSink& sink) {
   const TensorRecordOptions& opt = s_.record_options();
-  for (HeldTensor& h : sink.held) {
+  for (const auto& held : sink.held) {
+    const auto& h = static_cast<const PyHeldTensor&>(*held);
     PyTensor pt;
     if (!view_tensor(h.tensor, pt) || pt.view.data == nullptr) continue;
     std::string contents = opt.framework == Framework::kPyTorch
@@ -230,10 +232,7 @@ void ArgEncoder::tensor_named(JsonWriter& w, nb::handle v, const std::string& da
 void ArgEncoder::defer(JsonWriter& w, nb::handle v, std::string stem) {
   const uint64_t id = next_deferred_id_++;
   const int depth = w.depth();
-  std::string marker(1, kDeferredMark);
-  marker += std::to_string(id);
-  marker += kDeferredMark;
-  w.raw(marker);
+  w.raw(deferred_marker(id));
   deferred_.push_back(
       Deferred{id, nb::borrow(v), std::move(stem), depth, sink_, sink_output_,
                std::chrono::steady_clock::now()});

@@ -10,7 +10,7 @@
 
 #include "msprobe/dump/dump_session.h"
 #include "msprobe/format/json_writer.h"
-#include "overflow_sink.h"
+#include "msprobe/dump/overflow_sink.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;
@@ -41,10 +41,12 @@ struct PythonTypes {
   bool device_all = false;  // testing aid: CPU tensors take the device path too
 };
 
-// A deferred value's JSON text: written as the marker "\x01{id}\x01" (JsonWriter escapes control
-// characters in strings, so the byte never occurs otherwise) and rendered later at `depth`.
-constexpr char kDeferredMark = '\x01';
-
+// A tensor an overflow_check entry holds until it is decided (overflow_sink.h).
+struct PyHeldTensor : HeldTensor {
+  PyHeldTensor(nb::object t, std::string stem, bool requires_grad)
+      : HeldTensor(std::move(stem), requires_grad), tensor(std::move(t)) {}
+  nb::object tensor;  // a value the core can view (a host copy for device tensors)
+};
 
 class ArgEncoder {
  public:
