@@ -74,7 +74,7 @@ void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, co
   PyObject* o = v.ptr();
   if (o == Py_None || depth > kMaxDepth) { w.null(); return; }
   if (is_deferred(o)) {
-    defer(w, v, entry + "." + category + "." + path);
+    defer(w, v, tensor_file_stem(entry, category, path));
     return;
   }
   // Tensors first: they are by far the most common value.
@@ -82,7 +82,7 @@ void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, co
       !PyList_Check(o) && !PyTuple_Check(o) && !PyDict_Check(o)) {
     PyTensor pt;
     if (view_tensor(v, pt)) {
-      tensor_view(w, v, pt, entry + "." + category + "." + path);
+      tensor_view(w, v, pt, tensor_file_stem(entry, category, path));
       return;
     }
   }

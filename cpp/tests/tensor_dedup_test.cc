@@ -1,7 +1,9 @@
-// Hard links for tensors saved again unchanged (PyTorch tensor task): when a file is linked.
+// Tensor files: their names, and hard links for tensors saved again unchanged (PyTorch tensor
+// task): when a file is linked.
 #include <gtest/gtest.h>
 
 #include "msprobe/dump/tensor_dedup.h"
+#include "msprobe/dump/tensor_output.h"
 
 namespace msprobe {
 namespace {
@@ -75,6 +77,12 @@ TEST(TensorDedup, UnrecognisableOrDeadObjectsAreNeverLinked) {
   EXPECT_EQ(d.link_target(identity(reborn, 1), 1, "third"), "second");
   d.clear();  // a new step
   EXPECT_EQ(d.link_target(identity(reborn, 1), 1, "next_step"), "");
+}
+
+TEST(TensorFileNames, EntryCategoryAndPath) {
+  EXPECT_EQ(tensor_file_stem("Torch.add.0.forward", "input", "0"), "Torch.add.0.forward.input.0");
+  EXPECT_EQ(tensor_file_stem("Module.fc.Linear.forward.0", "kwargs", "bias.1"),
+            "Module.fc.Linear.forward.0.kwargs.bias.1");
 }
 
 }  // namespace

@@ -8,6 +8,11 @@
 
 namespace msprobe {
 
+std::string tensor_file_stem(const std::string& entry, const char* category,
+                             const std::string& path) {
+  return entry + "." + category + "." + path;
+}
+
 std::string tensor_file_contents(const TensorView& t, const std::string& stem, bool requires_grad,
                                  Framework framework, uint32_t* crc) {
   return framework == Framework::kPyTorch ? encode_pt(t, stem, requires_grad, crc)
