@@ -5,17 +5,12 @@
 #include <Python.h>
 #include <nanobind/stl/string.h>
 
+#include "msprobe/dump/value_record.h"
+
 namespace msprobe {
 
 namespace {
 constexpr int kMaxDepth = 10;           // the original's nesting limit
-
-void typed_scalar(JsonWriter& w, const char* type) {
-  w.begin_object();
-  w.key("type");
-  w.string(type);
-  w.key("value");
-}
 
 void python_int(JsonWriter& w, nb::handle v) {
   int overflow = 0;
@@ -86,27 +81,20 @@ void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, co
       return;
     }
   }
-  if (PyBool_Check(o)) { typed_scalar(w, "bool"); w.boolean(o == Py_True); w.end_object(); return; }
-  if (PyLong_Check(o)) { typed_scalar(w, "int"); python_int(w, v); w.end_object(); return; }
-  if (PyFloat_Check(o)) {
-    typed_scalar(w, "float");
-    w.floating(PyFloat_AS_DOUBLE(o));
-    w.end_object();
-    return;
+  if (PyBool_Check(o)) return write_bool_record(w, o == Py_True);
+  if (PyLong_Check(o)) {
+    begin_value_record(w, "int");
+    python_int(w, v);
+    return end_value_record(w);
   }
-  if (PyUnicode_Check(o)) {
-    typed_scalar(w, "str");
-    w.string(PyUnicode_AsUTF8(o));
-    w.end_object();
-    return;
-  }
+  if (PyFloat_Check(o)) return write_float_record(w, PyFloat_AS_DOUBLE(o));
+  if (PyUnicode_Check(o)) return write_str_record(w, PyUnicode_AsUTF8(o));
   if (types_.size_type.is_valid() && PyObject_TypeCheck(o, (PyTypeObject*)types_.size_type.ptr())) {
-    typed_scalar(w, "torch.Size");
+    begin_value_record(w, "torch.Size");
     w.begin_array();
     for (nb::handle d : v) python_int(w, d);
     w.end_array();
-    w.end_object();
-    return;
+    return end_value_record(w);
   }
   const size_t base_len = path.size();
   auto child_path = [&](const std::string& part) {
@@ -155,27 +143,20 @@ void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, co
   }
   if (PySlice_Check(o)) {
     auto* s = reinterpret_cast<PySliceObject*>(o);
-    typed_scalar(w, "slice");
+    begin_value_record(w, "slice");
     w.begin_array();
     slice_part(w, s->start);
     slice_part(w, s->stop);
     slice_part(w, s->step);
     w.end_array();
-    w.end_object();
-    return;
+    return end_value_record(w);
   }
-  if (o == Py_Ellipsis) {
-    typed_scalar(w, "ellipsis");
-    w.string("...");
-    w.end_object();
-    return;
-  }
+  if (o == Py_Ellipsis) return write_ellipsis_record(w);
   if (types_.numpy_generic.is_valid() &&
       PyObject_TypeCheck(o, (PyTypeObject*)types_.numpy_generic.ptr())) {
-    typed_scalar(w, Py_TYPE(o)->tp_name);
+    begin_value_record(w, Py_TYPE(o)->tp_name);
     plain(w, nb::borrow(v).attr("item")(), depth + 1);
-    w.end_object();
-    return;
+    return end_value_record(w);
   }
   if (types_.fallback.is_valid()) {
     nb::object r = kwarg_name ? types_.fallback(v, kwarg_name) : types_.fallback(v, nb::none());

@@ -12,6 +12,7 @@
 #include "msprobe/dump/entry_parts.h"
 #include "msprobe/dump/param_grads.h"
 #include "msprobe/dump/record_builder.h"
+#include "msprobe/dump/value_record.h"
 #include "msprobe/format/json_value.h"
 
 namespace fs = std::filesystem;
@@ -173,6 +174,28 @@ TEST(RecordBuilder, EntryPartsLayout) {
   EXPECT_TRUE(e.finite_and_complete());
   e.part("more", [](JsonWriter& w) { w.raw(deferred_marker(7)); });
   EXPECT_FALSE(e.finite_and_complete());
+}
+
+TEST(ValueRecord, TypeThenValue) {
+  std::string out;
+  JsonWriter w(out, 3);
+  w.begin_array();
+  write_bool_record(w, true);
+  write_float_record(w, 0.5);
+  write_str_record(w, "mean");
+  write_ellipsis_record(w);
+  begin_value_record(w, "slice");
+  w.begin_array();
+  w.null();
+  w.end_array();
+  end_value_record(w);
+  w.end_array();
+  EXPECT_EQ(out,
+            "[\n    {\n     \"type\": \"bool\",\n     \"value\": true\n    },"
+            "\n    {\n     \"type\": \"float\",\n     \"value\": 0.5\n    },"
+            "\n    {\n     \"type\": \"str\",\n     \"value\": \"mean\"\n    },"
+            "\n    {\n     \"type\": \"ellipsis\",\n     \"value\": \"...\"\n    },"
+            "\n    {\n     \"type\": \"slice\",\n     \"value\": [\n      null\n     ]\n    }\n   ]");
 }
 
 TEST(RecordBuilder, ParameterGradientsGoRightAfterTheModulesFirstForward) {
