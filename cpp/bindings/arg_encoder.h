@@ -3,14 +3,15 @@
 #pragma once
 #include <nanobind/nanobind.h>
 
-#include <chrono>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "msprobe/dump/dump_session.h"
 #include "msprobe/format/json_writer.h"
-#include "overflow_sink.h"
+#include "msprobe/dump/deferred_values.h"
+#include "msprobe/dump/overflow_sink.h"
+#include "msprobe/dump/tensor_output.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;
@@ -41,16 +42,19 @@ struct PythonTypes {
   bool device_all = false;  // testing aid: CPU tensors take the device path too
 };
 
-// A deferred value's JSON text: written as the marker "\x01{id}\x01" (JsonWriter escapes control
-// characters in strings, so the byte never occurs otherwise) and rendered later at `depth`.
-constexpr char kDeferredMark = '\x01';
-
+// A tensor an overflow_check entry holds until it is decided (overflow_sink.h).
+struct PyHeldTensor : HeldTensor {
+  PyHeldTensor(nb::object t, std::string stem, bool requires_grad)
+      : HeldTensor(std::move(stem), requires_grad), tensor(std::move(t)) {}
+  nb::object tensor;  // a value the core can view (a host copy for device tensors)
+};
 
 class ArgEncoder {
  public:
+  ArgEncoder(DumpSession& session, const PythonTypes& types)
+      : s_(session), types_(types), out_(session) {}
   // Forgets the tensors saved in the current step (their files belong to that step).
-  void clear_saved() { saved_.clear(); }
-  ArgEncoder(DumpSession& session, const PythonTypes& types) : s_(session), types_(types) {}
+  void clear_saved() { out_.end_step(); }
   // Writes `value`; `entry` and `category` ("input", "kwargs", "output", "parameters") build
   // tensor file names "{entry}.{category}.{path}{ext}"; `path` is the index/key path so far.
   void value(JsonWriter& w, nb::handle v, const std::string& entry, const char* category,
@@ -58,24 +62,32 @@ class ArgEncoder {
   // Writes a tensor whose file is named exactly `data_name_stem` + extension (parameters_grad).
   void tensor_named(JsonWriter& w, nb::handle v, const std::string& data_name_stem);
 
-  // overflow_check: the entry part written next marks `sink` (inputs or outputs side) when a
-  // tensor holds inf/NaN, and its tensors are held there instead of saved (nullptr: none).
-  void set_target(SinkPtr sink, bool output_side) {
-    sink_ = std::move(sink);
-    sink_output_ = output_side;
-  }
+  // overflow_check: see TensorOutput::set_target.
+  void set_target(SinkPtr sink, bool output_side) { out_.set_target(std::move(sink), output_side); }
   // Writes the files of the tensors an overflowing entry held.
   void save_held(OverflowSink& sink);
 
   // Deferred values written as markers and not rendered yet.
   size_t deferred_count() const { return deferred_.size(); }
   // Seconds since the oldest unrendered deferred value was written (0 when none).
-  double deferred_age_s() const;
+  double deferred_age_s() const { return deferred_.age_s(); }
   // Reads and renders the deferred values that are ready (all of them when `force`), in the
   // order written: (id, JSON text).
   std::vector<std::pair<uint64_t, std::string>> render_deferred(bool force = true);
 
  private:
+  // A deferred value's Python side; device records keep the tensor as seen when recorded.
+  struct PyDeferred : DeferredPayload {
+    explicit PyDeferred(nb::object v) : value(std::move(v)) {}
+    nb::object value;
+    bool device = false;
+    DType dtype = DType::kFloat32;
+    std::vector<int64_t> shape;
+    bool requires_grad = false;
+    TensorIdentity identity;
+  };
+  static PyDeferred& payload(DeferredValue& d) { return static_cast<PyDeferred&>(*d.payload); }
+
   void tensor(JsonWriter& w, nb::handle v, const std::string& stem);
   bool view_tensor(nb::handle v, PyTensor& pt);
   void tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const std::string& stem);
@@ -83,68 +95,24 @@ class ArgEncoder {
   bool is_deferred(PyObject* o) const {
     return types_.deferred.is_valid() && Py_TYPE(o) == (PyTypeObject*)types_.deferred.ptr();
   }
-  void defer(JsonWriter& w, nb::handle v, std::string stem);
-
-  // What identifies a tensor saved by the tensor task (hard links for unchanged tensors).
-  struct TensorIdentity {
-    nb::object weak;          // weak reference to the tensor object, or invalid
-    int64_t version = -1;     // its version counter when recorded
-    TensorView view;          // its memory when recorded (data, dtype, shape, strides)
-  };
-  // The statistics and file of a host-readable tensor; `id` names the recorded tensor.
-  // obj: the object whose memory pt views (kept by overflow_check's sink).
+  DeferredValue& defer(JsonWriter& w, nb::handle v, std::string stem);
+  // The statistics and file of a host-readable tensor; obj: the object whose memory pt views
+  // (kept by overflow_check's sink); `id` recognises a tensor saved before (tensor_dedup.h).
   void host_record(JsonWriter& w, nb::handle obj, PyTensor& pt, const std::string& stem,
                    const TensorIdentity* id);
+  // The identity of a tensor for hard links, when they are made (else version -1).
   TensorIdentity identity_of(nb::handle v, const PyTensor& pt) const;
-  // PyTorch tensor task: a tensor saved again unchanged becomes a hard link (see SavedTensor).
-  bool links_files() const {
-    return s_.tensor_task() && s_.record_options().framework == Framework::kPyTorch;
-  }
-
-  struct Deferred {
-    uint64_t id;
-    nb::object value;
-    std::string stem;
-    int depth;
-    SinkPtr sink;  // overflow_check: the entry part it belongs to
-    bool output_side;
-    std::chrono::steady_clock::time_point since;
-    // Device records: the tensor as seen when recorded.
-    bool device = false;
-    DType dtype = DType::kFloat32;
-    std::vector<int64_t> shape;
-    bool requires_grad = false;
-    TensorIdentity identity;
-  };
   void defer_device(JsonWriter& w, nb::handle v, nb::object handle, const PyTensor& pt,
                     const std::string& stem);
-  void render_one(JsonWriter& w, Deferred& d);
+  void render_one(JsonWriter& w, DeferredValue& d);
   // Statistics handed back as numbers (external_stats.h).
-  void external_record(JsonWriter& w, Deferred& d, nb::handle numbers, DType dtype,
+  void external_record(JsonWriter& w, PyDeferred& d, nb::handle numbers, DType dtype,
                        const std::vector<int64_t>& shape, bool requires_grad);
-  std::vector<Deferred> deferred_;
-  size_t prepared_ = 0;  // deferred_[0, prepared_) have been passed to types_.prepare
-  uint64_t next_deferred_id_ = 1;
-
-  // Tensor task: a tensor object saved again unchanged (same object, same version counter,
-  // same bytes by CRC-32) is hard-linked to its first file instead of written twice.
-  struct SavedTensor {
-    nb::object weak;  // weak reference to the tensor object
-    int64_t version;
-    uint32_t crc;
-    const void* data;
-    DType dtype;
-    std::vector<int64_t> shape, strides;
-    std::string data_name;
-  };
-  bool save_or_link(const TensorIdentity& id, uint32_t crc, const std::string& data_name,
-                    std::string& contents);
 
   DumpSession& s_;
   const PythonTypes& types_;
-  SinkPtr sink_;
-  bool sink_output_ = false;
-  std::unordered_map<PyObject*, SavedTensor> saved_;
+  TensorOutput out_;
+  DeferredValues deferred_;
 };
 
 }  // namespace msprobe

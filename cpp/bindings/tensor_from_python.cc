@@ -21,215 +21,11 @@
 #include <string>
 
 #include "msprobe/base/error.h"
+#include "msprobe/tensor/dlpack.h"
+#include "py_torch_cache.h"
 
 namespace msprobe {
 namespace {
-
-// ---- DLPack ABI (dlpack.h, v0.8 legacy and v1.x versioned structs) -----------------------------
-
-struct DLDevice {
-  int32_t device_type;
-  int32_t device_id;
-};
-struct DLDataType {
-  uint8_t code;
-  uint8_t bits;
-  uint16_t lanes;
-};
-struct DLTensor {
-  void* data;
-  DLDevice device;
-  int32_t ndim;
-  DLDataType dtype;
-  int64_t* shape;
-  int64_t* strides;
-  uint64_t byte_offset;
-};
-struct DLManagedTensor {
-  DLTensor dl_tensor;
-  void* manager_ctx;
-  void (*deleter)(DLManagedTensor*);
-};
-struct DLPackVersion {
-  uint32_t major, minor;
-};
-struct DLManagedTensorVersioned {
-  DLPackVersion version;
-  void* manager_ctx;
-  void (*deleter)(DLManagedTensorVersioned*);
-  uint64_t flags;
-  DLTensor dl_tensor;
-};
-
-enum : uint8_t {
-  kDLInt = 0,
-  kDLUInt = 1,
-  kDLFloat = 2,
-  kDLBfloat = 4,
-  kDLComplex = 5,
-  kDLBool = 6,
-};
-enum : int32_t { kDLCPU = 1, kDLCUDAHost = 3, kDLROCMHost = 11 };
-
-// ---- Cached Python objects (all accessed with the GIL held) ----------------------------------
-
-struct TorchCache {
-  bool ready = false;
-  PyTypeObject* tensor = nullptr;     // torch.Tensor
-  PyTypeObject* parameter = nullptr;  // torch.nn.Parameter
-  PyObject* to_dlpack = nullptr;      // torch._C._to_dlpack, or nullptr
-  PyObject* is_neg = nullptr;         // torch.Tensor.is_neg (unbound)
-  PyObject* is_conj = nullptr;        // torch.Tensor.is_conj
-  PyObject* resolve_neg = nullptr;
-  PyObject* resolve_conj = nullptr;
-  PyObject* detach = nullptr;
-  PyObject* dispatch_default = nullptr;  // torch.Tensor.__torch_dispatch__ as stored on the type
-  PyObject* bool_dtype = nullptr;        // torch.bool
-  PyObject* strided = nullptr;           // torch.strided
-};
-
-TorchCache g_torch;
-
-struct Names {
-  PyObject* torch;
-  PyObject* requires_grad;
-  PyObject* dlpack;
-  PyObject* torch_dispatch;
-  PyObject* dtype;
-  PyObject* layout;
-  PyObject* shape;
-  PyObject* stride;
-  PyObject* max_version_kw;  // ("max_version",)
-  PyObject* version_1_0;     // (1, 0)
-};
-
-const Names& names() {
-  static const Names n = [] {
-    Names x;
-    x.torch = PyUnicode_InternFromString("torch");
-    x.requires_grad = PyUnicode_InternFromString("requires_grad");
-    x.dlpack = PyUnicode_InternFromString("__dlpack__");
-    x.torch_dispatch = PyUnicode_InternFromString("__torch_dispatch__");
-    x.dtype = PyUnicode_InternFromString("dtype");
-    x.layout = PyUnicode_InternFromString("layout");
-    x.shape = PyUnicode_InternFromString("shape");
-    x.stride = PyUnicode_InternFromString("stride");
-    x.max_version_kw = Py_BuildValue("(s)", "max_version");
-    x.version_1_0 = Py_BuildValue("(ii)", 1, 0);
-    return x;
-  }();
-  return n;
-}
-
-// Borrowed reference to an attribute found on the type (not the instance), or nullptr.
-PyObject* type_lookup(PyTypeObject* tp, PyObject* name) {
-#if PY_VERSION_HEX >= 0x030D0000
-  PyObject* r = _PyType_LookupRef(tp, name);
-  Py_XDECREF(r);  // types keep their attributes alive
-  return r;
-#else
-  return _PyType_Lookup(tp, name);
-#endif
-}
-
-PyObject* get_attr_or_null(PyObject* o, const char* name) {
-  PyObject* r = PyObject_GetAttrString(o, name);
-  if (!r) PyErr_Clear();
-  return r;
-}
-
-// Fills the cache once torch has been imported by the user. Returns false while it is not.
-bool torch_ready() {
-  if (g_torch.ready) return true;
-  PyObject* mod = PyImport_GetModule(names().torch);  // new ref or nullptr; never imports
-  if (!mod) {
-    PyErr_Clear();
-    return false;
-  }
-  nb::object torch = nb::steal(mod);
-  PyObject* tensor = get_attr_or_null(mod, "Tensor");
-  if (!tensor || !PyType_Check(tensor)) {  // torch is still being imported
-    Py_XDECREF(tensor);
-    return false;
-  }
-  TorchCache c;
-  c.tensor = (PyTypeObject*)tensor;  // references below are kept for the process lifetime
-  if (PyObject* nn = get_attr_or_null(mod, "nn")) {
-    PyObject* p = get_attr_or_null(nn, "Parameter");
-    if (p && PyType_Check(p)) c.parameter = (PyTypeObject*)p;
-    else Py_XDECREF(p);
-    Py_DECREF(nn);
-  }
-  if (PyObject* C = get_attr_or_null(mod, "_C")) {
-    c.to_dlpack = get_attr_or_null(C, "_to_dlpack");
-    Py_DECREF(C);
-  }
-  c.is_neg = get_attr_or_null(tensor, "is_neg");
-  c.is_conj = get_attr_or_null(tensor, "is_conj");
-  c.resolve_neg = get_attr_or_null(tensor, "resolve_neg");
-  c.resolve_conj = get_attr_or_null(tensor, "resolve_conj");
-  c.detach = get_attr_or_null(tensor, "detach");
-  c.dispatch_default = type_lookup(c.tensor, names().torch_dispatch);
-  Py_XINCREF(c.dispatch_default);
-  c.bool_dtype = get_attr_or_null(mod, "bool");
-  c.strided = get_attr_or_null(mod, "strided");
-  if (!c.detach) return false;
-  c.ready = true;
-  g_torch = c;
-  return true;
-}
-
-// Calls an unbound method descriptor with `self`.
-nb::object call_method(PyObject* descr, PyObject* self) {
-  PyObject* args[] = {self};
-  PyObject* r = PyObject_Vectorcall(descr, args, 1, nullptr);
-  if (!r) throw nb::python_error();
-  return nb::steal(r);
-}
-
-bool call_bool_method(PyObject* descr, PyObject* self) {
-  if (!descr) return false;
-  nb::object r = call_method(descr, self);
-  return r.ptr() == Py_True;
-}
-
-// ---- DLPack decoding ------------------------------------------------------------------------
-
-// Returns false when the dtype is not one we support.
-bool dtype_from_dlpack(DLDataType t, DType& out) {
-  if (t.lanes != 1) return false;
-  switch (t.code) {
-    case kDLBool:
-      if (t.bits == 8) return out = DType::kBool, true;
-      return false;
-    case kDLInt:
-      switch (t.bits) {
-        case 8: return out = DType::kInt8, true;
-        case 16: return out = DType::kInt16, true;
-        case 32: return out = DType::kInt32, true;
-        case 64: return out = DType::kInt64, true;
-      }
-      return false;
-    case kDLUInt:
-      if (t.bits == 8) return out = DType::kUInt8, true;
-      return false;
-    case kDLFloat:
-      switch (t.bits) {
-        case 16: return out = DType::kFloat16, true;
-        case 32: return out = DType::kFloat32, true;
-        case 64: return out = DType::kFloat64, true;
-      }
-      return false;
-    case kDLBfloat:
-      if (t.bits == 16) return out = DType::kBFloat16, true;
-      return false;
-    case kDLComplex:
-      if (t.bits == 64) return out = DType::kComplex64, true;
-      if (t.bits == 128) return out = DType::kComplex128, true;
-      return false;
-  }
-  return false;
-}
 
 std::string torch_dtype_str(PyObject* tensor);
 
@@ -240,31 +36,15 @@ void read_capsule(PyObject* cap, PyTensor& out, PyObject* torch_tensor) {
   if (PyCapsule_IsValid(cap, "dltensor")) {
     t = &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
   } else if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    auto* v = static_cast<DLManagedTensorVersioned*>(
-        PyCapsule_GetPointer(cap, "dltensor_versioned"));
-    if (v->version.major != 1)
-      throw InvalidInput("unsupported DLPack major version " + std::to_string(v->version.major));
-    t = &v->dl_tensor;
+    t = &dlpack_versioned_tensor(*static_cast<DLManagedTensorVersioned*>(
+        PyCapsule_GetPointer(cap, "dltensor_versioned")));
   } else {
     throw InvalidInput("__dlpack__ did not return a DLPack capsule");
   }
-  DType d;
-  if (!dtype_from_dlpack(t->dtype, d)) {
-    std::string name = torch_tensor ? torch_dtype_str(torch_tensor) : std::string();
-    if (name.empty())
-      name = "DLPack type code " + std::to_string(t->dtype.code) + " with " +
-             std::to_string(t->dtype.bits) + " bits";
-    throw InvalidInput("unsupported tensor dtype " + name +
-                       ": supported are bool, uint8, int8-int64, float16, bfloat16, float32, "
-                       "float64, complex64, complex128");
+  if (!view_from_dlpack(*t, out.view, out.on_cpu)) {
+    throw InvalidInput(
+        unsupported_dlpack_dtype(*t, torch_tensor ? torch_dtype_str(torch_tensor) : std::string()));
   }
-  out.view.dtype = d;
-  out.view.data = static_cast<const char*>(t->data) + t->byte_offset;
-  out.view.shape.assign(t->shape, t->shape + t->ndim);
-  if (t->strides && t->ndim > 0) out.view.strides.assign(t->strides, t->strides + t->ndim);
-  else out.view.strides.clear();
-  const int32_t dev = t->device.device_type;
-  out.on_cpu = dev == kDLCPU || dev == kDLCUDAHost || dev == kDLROCMHost;
 }
 
 std::string torch_dtype_str(PyObject* tensor) {

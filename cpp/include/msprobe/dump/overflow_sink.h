@@ -2,25 +2,24 @@
 // its outputs, and the tensors whose files are written only if the entry turns out to overflow
 // (1.2.1 keeps them by reference too and saves them when the entry is decided).
 #pragma once
-#include <nanobind/nanobind.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace nb = nanobind;
-
 namespace msprobe {
 
+// A tensor kept until its entry is decided; the adapter derives it to hold its own object.
 struct HeldTensor {
-  nb::object tensor;  // a value the core can view (a host copy for device tensors)
-  std::string stem;   // data_name without the extension
+  HeldTensor(std::string stem_, bool requires_grad_)
+      : stem(std::move(stem_)), requires_grad(requires_grad_) {}
+  virtual ~HeldTensor() = default;
+  std::string stem;  // data_name without the extension
   bool requires_grad;
 };
 
 struct OverflowSink {
   bool inputs = false, outputs = false;
-  std::vector<HeldTensor> held;
+  std::vector<std::unique_ptr<HeldTensor>> held;
   bool overflowed() const { return inputs || outputs; }
 };
 
