@@ -303,7 +303,9 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
       "The HTML report's size and load time: [bench/RESULTS_report.md](bench/RESULTS_report.md) "
       "(`bench/report_bench.py`). "
       "The overflow_check benchmark: [bench/RESULTS_overflow.md](bench/RESULTS_overflow.md) "
-      "(`bench/run_overflow_benchmarks.py`; its target rows are copied into the table below).")
+      "(`bench/run_overflow_benchmarks.py`; its target rows are copied into the table below). "
+      "The compare benchmark: [bench/RESULTS_compare.md](bench/RESULTS_compare.md) "
+      "(`bench/compare_bench.py`; its rows are copied into the table below too).")
     w("")
     w(f"- Date: {meta['date']} (wall time {meta['wall_min']:.0f} min). Command: "
       f"`{meta['argv']}`; reproduce with `python bench/run_benchmarks.py`.")
@@ -428,6 +430,14 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
         for t in ovf.get("targets", []):
             row(f"{t['name']} ([overflow run]({os.path.join('bench', 'RESULTS_overflow.md')}) of "
                 f"{ovf.get('date')})", t["measured"], t["cpu"], t["limit"], t["ok"])
+    # compare of two dumps: its own side-by-side run (bench/compare_bench.py), rows copied.
+    cmp_path = os.path.join(ROOT, "bench", "RESULTS_compare.json")
+    if os.path.exists(cmp_path):
+        with open(cmp_path) as f:
+            cmp = json.load(f)
+        for t in cmp.get("targets", []):
+            row(f"{t['name']} ([compare run]({os.path.join('bench', 'RESULTS_compare.md')}) of "
+                f"{cmp.get('date')})", t["measured"], t["cpu"], t["limit"], t["ok"])
     w("")
     nfail = sum(1 for v in verdicts if v is False)
     w(f"{sum(1 for v in verdicts if v)} passed, {nfail} failed"
