@@ -308,7 +308,9 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
       "The HTML report's size and load time: [bench/RESULTS_report.md](bench/RESULTS_report.md) "
       "(`bench/report_bench.py`). "
       "The overflow_check benchmark: [bench/RESULTS_overflow.md](bench/RESULTS_overflow.md) "
-      "(`bench/run_overflow_benchmarks.py`; its target rows are copied into the table below).")
+      "(`bench/run_overflow_benchmarks.py`; its target rows are copied into the table below). "
+      "The compare benchmark: [bench/RESULTS_compare.md](bench/RESULTS_compare.md) "
+      "(`bench/compare_bench.py`; its rows are copied into the table below too).")
     w("")
     w(f"- Date: {meta['date']} (wall time {meta['wall_min']:.0f} min). Command: "
       f"`{meta['argv']}`; reproduce with `python bench/run_benchmarks.py`.")

@@ -127,12 +127,13 @@ void run_tensor_phase(std::vector<Row>& rows, const std::vector<std::string>& he
       cv.notify_one();
     }
   };
+  // `threads` workers compute; the calling thread only reports progress (it sleeps on the
+  // condition variable), so that every core compares tensors.
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  for (size_t t = (threads == 1 ? 1 : 0); t < threads; ++t) pool.emplace_back(worker);
   if (threads == 1) {
     worker();
   } else {
-    // The calling thread reports progress while the pool works.
     size_t reported = (size_t)-1;
     std::unique_lock<std::mutex> lock(mu);
     while (true) {
