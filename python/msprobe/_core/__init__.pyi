@@ -9,6 +9,16 @@ from msprobe._core import (
 )
 
 
+class ConfigError(ValueError):
+    """
+    An invalid config.json value or argument; the message is one line naming the field and what is allowed.
+    """
+
+class MsprobeFileError(OSError, ValueError):
+    """
+    A file that cannot be used: missing, a directory, a link, wrong suffix, unreadable or malformed. The message names the path (and the line and column for malformed JSON).
+    """
+
 def tensor_stats(obj: object | None, want_crc: bool = False) -> dict:
     """
     Statistics of a CPU tensor as msprobe 1.2.1 writes them to dump.json: a dict with
@@ -30,16 +40,6 @@ def encode_pt(tensor: object, archive_name: str, requires_grad: bool = False) ->
 def encode_npy(tensor: object) -> bytes:
     """
     The bytes of a .npy file (format 1.0) holding `tensor`; bfloat16 is written as float32.
-    """
-
-class ConfigError(ValueError):
-    """
-    An invalid config.json value or argument; the message is one line naming the field and what is allowed.
-    """
-
-class MsprobeFileError(OSError, ValueError):
-    """
-    A file that cannot be used: missing, a directory, a link, wrong suffix, unreadable or malformed. The message names the path (and the line and column for malformed JSON).
     """
 
 class FreeBenchmarkConfig:
