@@ -10,7 +10,7 @@
 namespace msprobe {
 
 namespace {
-constexpr int kMaxDepth = 10;           // the original's nesting limit
+constexpr int kMaxDepth = 10;  // the original's nesting limit
 
 void python_int(JsonWriter& w, nb::handle v) {
   int overflow = 0;
@@ -24,20 +24,42 @@ void python_int(JsonWriter& w, nb::handle v) {
 }
 
 void slice_part(JsonWriter& w, PyObject* p) {
-  if (p == Py_None) { w.null(); return; }
+  if (p == Py_None) {
+    w.null();
+    return;
+  }
   nb::object as_int = nb::steal(PyNumber_Long(p));
-  if (!as_int.is_valid()) { PyErr_Clear(); w.null(); return; }
+  if (!as_int.is_valid()) {
+    PyErr_Clear();
+    w.null();
+    return;
+  }
   python_int(w, as_int);
 }
 }  // namespace
 
 void ArgEncoder::plain(JsonWriter& w, nb::handle v, int depth) {
   PyObject* o = v.ptr();
-  if (o == Py_None || depth > kMaxDepth) { w.null(); return; }
-  if (PyBool_Check(o)) { w.boolean(o == Py_True); return; }
-  if (PyLong_Check(o)) { python_int(w, v); return; }
-  if (PyFloat_Check(o)) { w.floating(PyFloat_AS_DOUBLE(o)); return; }
-  if (PyUnicode_Check(o)) { w.string(PyUnicode_AsUTF8(o)); return; }
+  if (o == Py_None || depth > kMaxDepth) {
+    w.null();
+    return;
+  }
+  if (PyBool_Check(o)) {
+    w.boolean(o == Py_True);
+    return;
+  }
+  if (PyLong_Check(o)) {
+    python_int(w, v);
+    return;
+  }
+  if (PyFloat_Check(o)) {
+    w.floating(PyFloat_AS_DOUBLE(o));
+    return;
+  }
+  if (PyUnicode_Check(o)) {
+    w.string(PyUnicode_AsUTF8(o));
+    return;
+  }
   if (PyDict_Check(o)) {
     w.begin_object();
     PyObject *k, *val;
@@ -59,22 +81,31 @@ void ArgEncoder::plain(JsonWriter& w, nb::handle v, int depth) {
 }
 
 void ArgEncoder::tensor_named(JsonWriter& w, nb::handle v, const std::string& data_name_stem) {
-  if (v.is_none()) { w.null(); return; }
-  if (is_deferred(v.ptr())) { defer(w, v, data_name_stem); return; }
+  if (v.is_none()) {
+    w.null();
+    return;
+  }
+  if (is_deferred(v.ptr())) {
+    defer(w, v, data_name_stem);
+    return;
+  }
   tensor(w, v, data_name_stem);
 }
 
 void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, const char* category,
                        std::string& path, int depth, const char* kwarg_name) {
   PyObject* o = v.ptr();
-  if (o == Py_None || depth > kMaxDepth) { w.null(); return; }
+  if (o == Py_None || depth > kMaxDepth) {
+    w.null();
+    return;
+  }
   if (is_deferred(o)) {
     defer(w, v, tensor_file_stem(entry, category, path));
     return;
   }
   // Tensors first: they are by far the most common value.
-  if (!PyBool_Check(o) && !PyLong_Check(o) && !PyFloat_Check(o) && !PyUnicode_Check(o) &&
-      !PyList_Check(o) && !PyTuple_Check(o) && !PyDict_Check(o)) {
+  if (!PyBool_Check(o) && !PyLong_Check(o) && !PyFloat_Check(o) && !PyUnicode_Check(o) && !PyList_Check(o) &&
+      !PyTuple_Check(o) && !PyDict_Check(o)) {
     PyTensor pt;
     if (view_tensor(v, pt)) {
       tensor_view(w, v, pt, tensor_file_stem(entry, category, path));
@@ -152,8 +183,7 @@ void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, co
     return end_value_record(w);
   }
   if (o == Py_Ellipsis) return write_ellipsis_record(w);
-  if (types_.numpy_generic.is_valid() &&
-      PyObject_TypeCheck(o, (PyTypeObject*)types_.numpy_generic.ptr())) {
+  if (types_.numpy_generic.is_valid() && PyObject_TypeCheck(o, (PyTypeObject*)types_.numpy_generic.ptr())) {
     begin_value_record(w, Py_TYPE(o)->tp_name);
     plain(w, nb::borrow(v).attr("item")(), depth + 1);
     return end_value_record(w);

@@ -7,11 +7,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "msprobe/dump/dump_session.h"
-#include "msprobe/format/json_writer.h"
 #include "msprobe/dump/deferred_values.h"
+#include "msprobe/dump/dump_session.h"
 #include "msprobe/dump/overflow_sink.h"
 #include "msprobe/dump/tensor_output.h"
+#include "msprobe/format/json_writer.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;
@@ -20,10 +20,10 @@ namespace msprobe {
 
 // Python types the encoder recognises; set by the framework adapter.
 struct PythonTypes {
-  nb::object size_type;       // torch.Size (a tuple subclass rendered as {"type": "torch.Size"})
-  nb::object numpy_generic;   // numpy.generic scalars
-  nb::object fallback;        // fallback(value, kwarg_name) -> dict | None for other objects
-  nb::object to_host;         // to_host(tensor) -> CPU tensor, for device tensors
+  nb::object size_type;      // torch.Size (a tuple subclass rendered as {"type": "torch.Size"})
+  nb::object numpy_generic;  // numpy.generic scalars
+  nb::object fallback;       // fallback(value, kwarg_name) -> dict | None for other objects
+  nb::object to_host;        // to_host(tensor) -> CPU tensor, for device tensors
   // Deferred reads (MindSpore): a value of type `deferred` is read later, by resolve(value)
   // -> what the encoder reads, so that recording a tensor does not wait for its kernel.
   nb::object deferred;
@@ -51,14 +51,13 @@ struct PyHeldTensor : HeldTensor {
 
 class ArgEncoder {
  public:
-  ArgEncoder(DumpSession& session, const PythonTypes& types)
-      : s_(session), types_(types), out_(session) {}
+  ArgEncoder(DumpSession& session, const PythonTypes& types) : s_(session), types_(types), out_(session) {}
   // Forgets the tensors saved in the current step (their files belong to that step).
   void clear_saved() { out_.end_step(); }
   // Writes `value`; `entry` and `category` ("input", "kwargs", "output", "parameters") build
   // tensor file names "{entry}.{category}.{path}{ext}"; `path` is the index/key path so far.
-  void value(JsonWriter& w, nb::handle v, const std::string& entry, const char* category,
-             std::string& path, int depth, const char* kwarg_name);
+  void value(JsonWriter& w, nb::handle v, const std::string& entry, const char* category, std::string& path,
+             int depth, const char* kwarg_name);
   // Writes a tensor whose file is named exactly `data_name_stem` + extension (parameters_grad).
   void tensor_named(JsonWriter& w, nb::handle v, const std::string& data_name_stem);
 

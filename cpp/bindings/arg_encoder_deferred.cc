@@ -50,8 +50,7 @@ void ArgEncoder::external_record(JsonWriter& w, PyDeferred& d, nb::handle number
       set_rescaled_moments(e, mn[0] * scale, mn[1] * scale);
     }
   }
-  write_external_tensor_record(w, dtype, shape, e, requires_grad, std::string(),
-                               s_.record_options());
+  write_external_tensor_record(w, dtype, shape, e, requires_grad, std::string(), s_.record_options());
 }
 
 // The same rendering as value() gives an object it reads at once: a tensor view, else the

@@ -73,7 +73,10 @@ TensorIdentity ArgEncoder::identity_of(nb::handle v, const PyTensor& pt) const {
 
 void ArgEncoder::tensor(JsonWriter& w, nb::handle v, const std::string& stem) {
   PyTensor pt;
-  if (!view_tensor(v, pt)) { w.null(); return; }
+  if (!view_tensor(v, pt)) {
+    w.null();
+    return;
+  }
   tensor_view(w, v, pt, stem);
 }
 
@@ -94,7 +97,10 @@ void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const st
     bool rg = pt.requires_grad;
     TensorIdentity id = identity_of(v, pt);
     PyTensor hp;
-    if (!view_tensor(host, hp)) { w.null(); return; }
+    if (!view_tensor(host, hp)) {
+      w.null();
+      return;
+    }
     hp.requires_grad = rg;
     host_record(w, host, hp, stem, &id);
     return;
@@ -106,9 +112,8 @@ void ArgEncoder::tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const st
 void ArgEncoder::host_record(JsonWriter& w, nb::handle obj, PyTensor& pt, const std::string& stem,
                              const TensorIdentity* id) {
   // The GIL stays held: session state is guarded by it (hooks may run on other threads).
-  out_.write(w, pt.view, pt.requires_grad, stem, id, [&] {
-    return std::make_unique<PyHeldTensor>(nb::borrow(obj), stem, pt.requires_grad);
-  });
+  out_.write(w, pt.view, pt.requires_grad, stem, id,
+             [&] { return std::make_unique<PyHeldTensor>(nb::borrow(obj), stem, pt.requires_grad); });
 }
 
 void ArgEncoder::save_held(OverflowSink& sink) {

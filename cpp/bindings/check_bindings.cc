@@ -106,9 +106,8 @@ nb::dict cosine_dict(const CosineResult& c) {
 
 nb::dict float_metrics_py(nb::handle bench, nb::handle device, const std::string& standard) {
   const Standard s = standard_from_key(standard);
-  const FloatMetrics m = on_host_pair(bench, device, "float_metrics", [s](auto& b, auto& dv) {
-    return compute_float_metrics(b, dv, s);
-  });
+  const FloatMetrics m = on_host_pair(bench, device, "float_metrics",
+                                      [s](auto& b, auto& dv) { return compute_float_metrics(b, dv, s); });
   nb::dict d;
   d["numel"] = m.numel;
   d["standard"] = standard_key(m.standard);
@@ -120,12 +119,10 @@ nb::dict float_metrics_py(nb::handle bench, nb::handle device, const std::string
   return d;
 }
 
-nb::dict compare_output_py(const std::string& api_name, nb::handle bench, nb::handle device,
-                           int precision) {
-  const OutputCompareResult r =
-      on_host_pair(bench, device, "compare_output", [&api_name](auto& b, auto& dv) {
-        return compare_output_tensor(api_name, b, dv);
-      });
+nb::dict compare_output_py(const std::string& api_name, nb::handle bench, nb::handle device, int precision) {
+  const OutputCompareResult r = on_host_pair(bench, device, "compare_output", [&api_name](auto& b, auto& dv) {
+    return compare_output_tensor(api_name, b, dv);
+  });
   nb::dict d;
   d["status"] = status_text(r.status);
   d["message"] = r.message;
@@ -139,23 +136,19 @@ nb::dict compare_output_py(const std::string& api_name, nb::handle bench, nb::ha
 }
 
 nb::tuple cosine_py(nb::handle bench, nb::handle device) {
-  const CosineResult c = on_host_pair(bench, device, "cosine_similarity", [](auto& b, auto& dv) {
-    return cosine_similarity(b, dv);
-  });
-  return nb::make_tuple(c.has_value ? nb::object(nb::float_(c.value)) : nb::none(), c.pass,
-                        c.message);
+  const CosineResult c = on_host_pair(bench, device, "cosine_similarity",
+                                      [](auto& b, auto& dv) { return cosine_similarity(b, dv); });
+  return nb::make_tuple(c.has_value ? nb::object(nb::float_(c.value)) : nb::none(), c.pass, c.message);
 }
 
 double binary_error_rate_py(nb::handle bench, nb::handle device) {
-  return on_host_pair(bench, device, "binary_error_rate", [](auto& b, auto& dv) {
-    return binary_error_rate(b, dv);
-  });
+  return on_host_pair(bench, device, "binary_error_rate",
+                      [](auto& b, auto& dv) { return binary_error_rate(b, dv); });
 }
 
 nb::tuple compare_dropout_py(nb::handle bench, nb::handle device) {
-  const DropoutResult r = on_host_pair(bench, device, "compare_dropout", [](auto& b, auto& dv) {
-    return compare_dropout(b, dv);
-  });
+  const DropoutResult r = on_host_pair(bench, device, "compare_dropout",
+                                       [](auto& b, auto& dv) { return compare_dropout(b, dv); });
   return nb::make_tuple(status_text(r.status), r.value);
 }
 
@@ -184,9 +177,8 @@ nb::dict thresholds_py(const std::string& dtype) {
   return d;
 }
 
-nb::dict api_precision_compare_py(const std::string& npu, const std::string& gpu,
-                                  const std::string& result, const std::string& details,
-                                  int precision) {
+nb::dict api_precision_compare_py(const std::string& npu, const std::string& gpu, const std::string& result,
+                                  const std::string& details, int precision) {
   PrecisionCompareConfig cfg;
   cfg.npu_csv_path = npu;
   cfg.gpu_csv_path = gpu;
@@ -212,8 +204,7 @@ nb::dict api_precision_compare_py(const std::string& npu, const std::string& gpu
 }  // namespace
 
 void bind_check(nb::module_& m) {
-  m.def("compare_output", &compare_output_py, "api_name"_a, "bench"_a, "device"_a,
-        "precision"_a = 14,
+  m.def("compare_output", &compare_output_py, "api_name"_a, "bench"_a, "device"_a, "precision"_a = 14,
         "Compares one output tensor with its bench as 1.2.1 run_ut does. Returns a dict:\n"
         "status, message, standard, cells (the 22 details-CSV cells from 'Bench Dtype' to\n"
         "'Message', formatted as 1.2.1 writes them) and values (raw numbers or None).");
@@ -221,27 +212,31 @@ void bind_check(nb::module_& m) {
         "Every metric of a float output pair for the given standard, in one pass.");
   m.def("cosine_similarity", &cosine_py, "bench"_a, "device"_a,
         "(value or None, pass, message) as 1.2.1's cosine_sim.");
-  m.def("binary_error_rate", &binary_error_rate_py, "bench"_a, "device"_a,
-        "#(bench != device) / N.");
+  m.def("binary_error_rate", &binary_error_rate_py, "bench"_a, "device"_a, "#(bench != device) / N.");
   m.def("compare_dropout", &compare_dropout_py, "bench"_a, "device"_a,
         "(status, 1 or 0) by the dropout zero-count rule.");
   m.def("merge_output_statuses", &merge_py, "statuses"_a,
         "API-level status of several output statuses: any error wins, then Warning, else pass\n"
         "(SKIP ignored). Fixes 1.2.1, where a later Warning replaced an earlier error.");
-  m.def("standard_for_api", [](const std::string& n) { return std::string(standard_key(standard_for_api(n))); },
-        "api_name"_a, "The precision standard key of an API short name (run_ut).");
-  m.def("standard_for_precision_row",
-        [](const std::string& n, const std::string& d) {
-          return std::string(standard_key(standard_for_precision_row(n, d)));
-        },
-        "api_name"_a, "device_dtype"_a,
-        "The standard api_precision_compare applies (non-float dtypes: binary_consistency).");
-  m.def("standard_label", [](const std::string& k) { return std::string(standard_label(standard_from_key(k))); },
-        "standard"_a, "The Chinese algorithm label of a standard key.");
+  m.def(
+      "standard_for_api", [](const std::string& n) { return std::string(standard_key(standard_for_api(n))); },
+      "api_name"_a, "The precision standard key of an API short name (run_ut).");
+  m.def(
+      "standard_for_precision_row",
+      [](const std::string& n, const std::string& d) {
+        return std::string(standard_key(standard_for_precision_row(n, d)));
+      },
+      "api_name"_a, "device_dtype"_a,
+      "The standard api_precision_compare applies (non-float dtypes: binary_consistency).");
+  m.def(
+      "standard_label",
+      [](const std::string& k) { return std::string(standard_label(standard_from_key(k))); }, "standard"_a,
+      "The Chinese algorithm label of a standard key.");
   m.def("check_thresholds", &thresholds_py, "dtype"_a,
         "The per-dtype constants of the precision standards (torch dtype name).");
-  m.def("format_fixed", [](double v, int p) { return format_fixed(v, p); }, "value"_a,
-        "precision"_a = 14, "Python '{:.{p}f}'.format(value).");
+  m.def(
+      "format_fixed", [](double v, int p) { return format_fixed(v, p); }, "value"_a, "precision"_a = 14,
+      "Python '{:.{p}f}'.format(value).");
   m.def("format_float32", &format_float32, "value"_a, "str(numpy.float32(value)).");
   m.def("format_float16", &format_float16, "value"_a, "str(numpy.float16(value)).");
   m.def("api_precision_compare", &api_precision_compare_py, "npu_csv_path"_a, "gpu_csv_path"_a,

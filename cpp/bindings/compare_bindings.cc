@@ -103,8 +103,8 @@ void bind_compare(nb::module_& m) {
 
   m.def(
       "compare_dumps",
-      [](const std::string& npu, const std::string& bench, const std::string& framework,
-         bool stack_mode, const std::string& stack_path, bool fuzzy_match, int threads,
+      [](const std::string& npu, const std::string& bench, const std::string& framework, bool stack_mode,
+         const std::string& stack_path, bool fuzzy_match, int threads,
          std::shared_ptr<NameMapper> name_mapper, nb::object progress) {
         CompareOptions opt;
         opt.framework = framework;
@@ -123,9 +123,9 @@ void bind_compare(nb::module_& m) {
         nb::gil_scoped_release release;
         return compare_dumps(npu, bench, opt, fn);
       },
-      "npu_json"_a, "bench_json"_a, "framework"_a = "pytorch", "stack_mode"_a = false,
-      "stack_path"_a = "", "fuzzy_match"_a = false, "threads"_a = 0,
-      "name_mapper"_a.none() = nb::none(), "progress"_a.none() = nb::none(),
+      "npu_json"_a, "bench_json"_a, "framework"_a = "pytorch", "stack_mode"_a = false, "stack_path"_a = "",
+      "fuzzy_match"_a = false, "threads"_a = 0, "name_mapper"_a.none() = nb::none(),
+      "progress"_a.none() = nb::none(),
       "Compares two dumps as msprobe 1.2.1 does; returns the CompareTable. Raises ConfigError / "
       "MsprobeFileError (one line) on unusable input.");
 }

@@ -109,8 +109,8 @@ class PyProgress {
   std::unique_ptr<nb::python_error> error_;
 };
 
-nb::dict compare_job_py(const std::string& framework, const std::string& npu_json, const std::string& bench_json,
-                        const std::string& output_dir,
+nb::dict compare_job_py(const std::string& framework, const std::string& npu_json,
+                        const std::string& bench_json, const std::string& output_dir,
                         const std::string& suffix, nb::object stack_json, bool stack_mode, bool auto_analyze,
                         bool fuzzy_match, const std::string& timestamp, int threads, nb::object progress,
                         std::shared_ptr<NameMapper> name_mapper, bool save_data_mapping, bool html_report) {
@@ -225,10 +225,14 @@ void write_compare_xlsx_rows_py(const std::vector<std::string>& header, nb::iter
     t.rows.push_back(std::move(cells));
   }
   for (const std::string& f : fills) {
-    if (f == "red") t.fills.push_back(Fill::kRed);
-    else if (f == "yellow") t.fills.push_back(Fill::kYellow);
-    else if (f.empty() || f == "none") t.fills.push_back(Fill::kNone);
-    else throw msprobe::InvalidInput("fill must be 'red', 'yellow' or 'none', got '" + f + "'");
+    if (f == "red")
+      t.fills.push_back(Fill::kRed);
+    else if (f == "yellow")
+      t.fills.push_back(Fill::kYellow);
+    else if (f.empty() || f == "none")
+      t.fills.push_back(Fill::kNone);
+    else
+      throw msprobe::InvalidInput("fill must be 'red', 'yellow' or 'none', got '" + f + "'");
   }
   nb::gil_scoped_release release;
   write_compare_xlsx(t, path);
@@ -256,11 +260,12 @@ nb::list read_xlsx_py(const std::string& path, bool first_only) {
 }  // namespace
 
 void bind_compare_output(nb::module_& m) {
-  m.def("compare_job", &compare_job_py, "framework"_a, "npu_json"_a, "bench_json"_a, "output_dir"_a, "suffix"_a = "",
-        "stack_json"_a.none() = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true, "fuzzy_match"_a = false,
-        "timestamp"_a = "", "threads"_a = 0, "progress"_a.none() = nb::none(), "name_mapper"_a.none() = nb::none(), "save_data_mapping"_a = false,
-        "html_report"_a = true,
-        "Compares one rank and writes its xlsx (and advisor), divergence json and HTML report; returns the report.");
+  m.def("compare_job", &compare_job_py, "framework"_a, "npu_json"_a, "bench_json"_a, "output_dir"_a,
+        "suffix"_a = "", "stack_json"_a.none() = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true,
+        "fuzzy_match"_a = false, "timestamp"_a = "", "threads"_a = 0, "progress"_a.none() = nb::none(),
+        "name_mapper"_a.none() = nb::none(), "save_data_mapping"_a = false, "html_report"_a = true,
+        "Compares one rank and writes its xlsx (and advisor), divergence json and HTML report; returns the "
+        "report.");
   m.def(
       "merge_rank_divergence",
       [](const std::vector<std::string>& rank_files, const std::string& out_path) {

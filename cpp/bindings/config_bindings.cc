@@ -76,7 +76,8 @@ msprobe::JsonValue to_json(nb::handle h, const char* field, int depth = 0) {
     }
     return JsonValue::make_object(std::move(members));
   }
-  throw msprobe::InvalidInput(std::string("argument: \"") + field + "\" must be built from lists, strings and " +
+  throw msprobe::InvalidInput(std::string("argument: \"") + field +
+                              "\" must be built from lists, strings and " +
                               "integers, got a value of Python type " + py_type_name(h));
 }
 
@@ -99,11 +100,12 @@ std::optional<std::string> string_arg(const nb::object& o, const char* field) {
 msprobe::Framework framework_arg(const std::string& fw) {
   if (fw == "pytorch") return msprobe::Framework::kPyTorch;
   if (fw == "mindspore") return msprobe::Framework::kMindSpore;
-  throw msprobe::InvalidInput("argument: \"framework\" must be one of pytorch, mindspore, got \"" + fw + "\"");
+  throw msprobe::InvalidInput("argument: \"framework\" must be one of pytorch, mindspore, got \"" + fw +
+                              "\"");
 }
 
-msprobe::ConfigOverrides overrides(const nb::object& task, const nb::object& dump_path, const nb::object& level,
-                                   const nb::object& step) {
+msprobe::ConfigOverrides overrides(const nb::object& task, const nb::object& dump_path,
+                                   const nb::object& level, const nb::object& step) {
   msprobe::ConfigOverrides ov;
   ov.task = string_arg(task, "task");
   ov.dump_path = string_arg(dump_path, "dump_path");

@@ -2,8 +2,8 @@
 //   device_stats_number_dtype(dtype) -> "float32" | "float64"   the type to hand the numbers in
 //   external_tensor_stats(dtype, shape, numbers) -> dict         as tensor_stats() would give
 #include <nanobind/nanobind.h>
-#include <nanobind/stl/string.h>
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <string>
@@ -29,15 +29,13 @@ nb::object stat_to_python(const msprobe::StatValue& v) {
 
 std::string number_dtype(const std::string& dtype) {
   const msprobe::DType d = msprobe::dtype_from_name(dtype);
-  return msprobe::external_stats_number_dtype(d) == msprobe::DType::kFloat64 ? "float64"
-                                                                                 : "float32";
+  return msprobe::external_stats_number_dtype(d) == msprobe::DType::kFloat64 ? "float64" : "float32";
 }
 
-nb::dict external_tensor_stats(const std::string& dtype, const std::vector<int64_t>& shape,
-                               nb::bytes numbers, nb::object rescaled) {
+nb::dict external_tensor_stats(const std::string& dtype, const std::vector<int64_t>& shape, nb::bytes numbers,
+                               nb::object rescaled) {
   const msprobe::DType d = msprobe::dtype_from_name(dtype);
-  msprobe::ExternalStats e =
-      msprobe::decode_external_stats(d, shape, numbers.c_str(), numbers.size());
+  msprobe::ExternalStats e = msprobe::decode_external_stats(d, shape, numbers.c_str(), numbers.size());
   const bool need_rescale = msprobe::external_stats_need_rescale(d, shape, e);
   const double scale = msprobe::external_stats_scale(e);
   if (need_rescale && !rescaled.is_none()) {

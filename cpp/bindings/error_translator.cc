@@ -35,10 +35,10 @@ void translate_errors(const std::exception_ptr& p, void*) {
 }  // namespace
 
 void bind_errors(nb::module_& m) {
-  g_config_error = PyErr_NewExceptionWithDoc(
-      "msprobe._core.ConfigError",
-      "An invalid config.json value or argument; the message is one line naming the field and what is allowed.",
-      PyExc_ValueError, nullptr);
+  g_config_error = PyErr_NewExceptionWithDoc("msprobe._core.ConfigError",
+                                             "An invalid config.json value or argument; the message is one "
+                                             "line naming the field and what is allowed.",
+                                             PyExc_ValueError, nullptr);
   nb::object bases = nb::make_tuple(nb::handle(PyExc_OSError), nb::handle(PyExc_ValueError));
   g_file_error = PyErr_NewExceptionWithDoc(
       "msprobe._core.MsprobeFileError",

@@ -20,7 +20,7 @@ void bind_kernel(nb::module_& m) {
       [](const DumpConfig& cfg, const std::string& kind, const std::string& saved_data) {
         if (kind != "kbyk" && kind != "graph" && kind != "graph_overflow")
           throw InvalidInput("kind must be kbyk, graph or graph_overflow, got \"" + kind + "\"");
-        const KernelDumpKind k = kind == "graph" ? KernelDumpKind::kGraph
+        const KernelDumpKind k = kind == "graph"  ? KernelDumpKind::kGraph
                                  : kind == "kbyk" ? KernelDumpKind::kKbyk
                                                   : KernelDumpKind::kGraphOverflow;
         return kernel_dump_json(cfg, k, saved_data);
@@ -29,7 +29,8 @@ void bind_kernel(nb::module_& m) {
       "Text of kernel_kbyk_dump.json (kind 'kbyk'), kernel_graph_dump.json ('graph') or "
       "kernel_graph_overflow_check.json ('graph_overflow'), as 1.2.1 writes it.");
   m.def("write_text_file_atomic", &write_text_file_atomic, "path"_a, "text"_a,
-        nb::call_guard<nb::gil_scoped_release>(), "Writes a file through a temporary and a rename (mode 0640).");
+        nb::call_guard<nb::gil_scoped_release>(),
+        "Writes a file through a temporary and a rename (mode 0640).");
   m.def("kernel_statistic_categories", &kernel_statistic_categories, "cfg"_a);
   m.def("kernel_statistic_header", &kernel_statistic_header, "categories"_a);
   m.def(

@@ -35,8 +35,8 @@ void bind_name_mapping(nb::module_& m) {
       .def_rw("pt_parameters_grad", &UserApiMapping::pt_parameters_grad);
 
   nb::class_<ApiMapper, NameMapper>(m, "ApiMapper", "-am: MindSpore API names to PyTorch's.")
-      .def(nb::init<std::unordered_map<std::string, std::string>, std::vector<UserApiMapping>>(),
-           "builtin"_a, "user"_a)
+      .def(nb::init<std::unordered_map<std::string, std::string>, std::vector<UserApiMapping>>(), "builtin"_a,
+           "user"_a)
       .def("prepare", &ApiMapper::prepare, "npu_rows"_a, "bench_rows"_a)
       .def("npu_key", &ApiMapper::npu_key, "row"_a)
       .def_prop_ro("skipped_entries", &ApiMapper::skipped_entries);
@@ -50,11 +50,9 @@ void bind_name_mapping(nb::module_& m) {
       .def(nb::init<std::vector<std::pair<std::string, std::string>>>(), "pairs"_a)
       .def("data_mapping", [](const DataMapper& d) { return *d.data_mapping(); });
 
-  nb::class_<LayerMapper, NameMapper>(m, "LayerMapper",
-                                      "-lm: row pairs from both dumps' layer trees.")
-      .def(nb::init<const std::string&, const std::string&, const LayerMapper::Table&>(),
-           "npu_dump_json"_a, "bench_dump_json"_a, "table"_a,
-           nb::call_guard<nb::gil_scoped_release>())
+  nb::class_<LayerMapper, NameMapper>(m, "LayerMapper", "-lm: row pairs from both dumps' layer trees.")
+      .def(nb::init<const std::string&, const std::string&, const LayerMapper::Table&>(), "npu_dump_json"_a,
+           "bench_dump_json"_a, "table"_a, nb::call_guard<nb::gil_scoped_release>())
       .def("data_mapping", [](const LayerMapper& d) { return *d.data_mapping(); })
       .def("entry_mapping", &LayerMapper::entry_mapping);
 }

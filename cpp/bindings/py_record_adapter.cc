@@ -23,8 +23,8 @@ void PyRecordAdapter::write_list(JsonWriter& w, ValueRef args, const std::string
   w.end_array();
 }
 
-void PyRecordAdapter::write_dict(JsonWriter& w, nb::handle d, const std::string& entry,
-                                 const char* category, bool skip_none, bool as_kwargs) {
+void PyRecordAdapter::write_dict(JsonWriter& w, nb::handle d, const std::string& entry, const char* category,
+                                 bool skip_none, bool as_kwargs) {
   w.begin_object();
   if (!d.is_none()) {
     PyObject *k, *v;

@@ -25,11 +25,9 @@ class PyRecordAdapter : public RecordAdapter {
   // report(level, message): overflow_check's lines for the user (None: silent).
   void set_report(nb::object report) { report_ = std::move(report); }
 
-  void write_list(JsonWriter& w, ValueRef args, const std::string& entry,
-                  const char* category) override;
+  void write_list(JsonWriter& w, ValueRef args, const std::string& entry, const char* category) override;
   void write_kwargs(JsonWriter& w, ValueRef kwargs, const std::string& entry) override;
-  void write_result(JsonWriter& w, ValueRef result, const std::string& entry,
-                    const char* category) override;
+  void write_result(JsonWriter& w, ValueRef result, const std::string& entry, const char* category) override;
   void write_parameters(JsonWriter& w, ValueRef params, const std::string& entry) override;
   bool has_parameters(ValueRef params) override;
   void write_tensor(JsonWriter& w, ValueRef tensor, const std::string& stem) override {
@@ -51,8 +49,8 @@ class PyRecordAdapter : public RecordAdapter {
  private:
   static nb::handle handle(ValueRef v) { return nb::handle((PyObject*)v); }
   // Writes the items of a dict as an object: key -> value, skipping None values when asked.
-  void write_dict(JsonWriter& w, nb::handle d, const std::string& entry, const char* category,
-                  bool skip_none, bool as_kwargs);
+  void write_dict(JsonWriter& w, nb::handle d, const std::string& entry, const char* category, bool skip_none,
+                  bool as_kwargs);
 
   DumpSession& session_;
   ArgEncoder encoder_;

@@ -61,8 +61,10 @@ bool torch_ready() {
   c.tensor = (PyTypeObject*)tensor;  // references below are kept for the process lifetime
   if (PyObject* nn = get_attr_or_null(mod, "nn")) {
     PyObject* p = get_attr_or_null(nn, "Parameter");
-    if (p && PyType_Check(p)) c.parameter = (PyTypeObject*)p;
-    else Py_XDECREF(p);
+    if (p && PyType_Check(p))
+      c.parameter = (PyTypeObject*)p;
+    else
+      Py_XDECREF(p);
     Py_DECREF(nn);
   }
   if (PyObject* C = get_attr_or_null(mod, "_C")) {

@@ -23,7 +23,6 @@ struct TorchCache {
   PyObject* strided = nullptr;           // torch.strided
 };
 
-
 extern TorchCache g_torch;
 
 struct Names {

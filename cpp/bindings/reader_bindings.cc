@@ -36,10 +36,13 @@ nb::dlpack::dtype dlpack_dtype(msprobe::DType t) {
   switch (t) {
     case DType::kBool: return {(uint8_t)Code::Bool, 8, 1};
     case DType::kUInt8: return {(uint8_t)Code::UInt, 8, 1};
-    case DType::kInt8: case DType::kInt16: case DType::kInt32: case DType::kInt64:
-      return {(uint8_t)Code::Int, bits, 1};
+    case DType::kInt8:
+    case DType::kInt16:
+    case DType::kInt32:
+    case DType::kInt64: return {(uint8_t)Code::Int, bits, 1};
     case DType::kBFloat16: return {(uint8_t)Code::Bfloat, 16, 1};
-    case DType::kComplex64: case DType::kComplex128: return {(uint8_t)Code::Complex, bits, 1};
+    case DType::kComplex64:
+    case DType::kComplex128: return {(uint8_t)Code::Complex, bits, 1};
     default: return {(uint8_t)Code::Float, bits, 1};
   }
 }
@@ -51,7 +54,7 @@ nb::object to_array(const msprobe::reader::LoadedTensor& t) {
   auto* keep = new std::shared_ptr<void>(t.keepalive);
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<void>*>(p); });
   nb::ndarray<nb::array_api> arr(const_cast<void*>(v.data), shape.size(), shape.data(), owner,
-                    t.strides.data(), dlpack_dtype(t.dtype));
+                                 t.strides.data(), dlpack_dtype(t.dtype));
   return nb::cast(arr);
 }
 

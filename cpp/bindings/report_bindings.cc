@@ -53,8 +53,8 @@ std::string render_compare(nb::list parts, nb::list runs, const std::string& tit
   in.generated_at = generated_at;
   for (nb::handle h : runs) {
     nb::dict d = nb::cast<nb::dict>(h);
-    in.runs.push_back({text(d, "label"), text(d, "path"), text(d, "framework"), text(d, "level"),
-                       text(d, "task")});
+    in.runs.push_back(
+        {text(d, "label"), text(d, "path"), text(d, "framework"), text(d, "level"), text(d, "task")});
   }
   for (nb::handle h : parts) {
     nb::dict d = nb::cast<nb::dict>(h);
@@ -79,8 +79,9 @@ std::string render_compare(nb::list parts, nb::list runs, const std::string& tit
       for (nb::handle f : nb::cast<nb::list>(d["fills"])) {
         std::string s = nb::cast<std::string>(f);
         if (r < o->table.fills.size())
-          o->table.fills[r] = s == "red" ? compare::Fill::kRed : s == "yellow" ? compare::Fill::kYellow
-                                                                                : compare::Fill::kNone;
+          o->table.fills[r] = s == "red"      ? compare::Fill::kRed
+                              : s == "yellow" ? compare::Fill::kYellow
+                                              : compare::Fill::kNone;
         ++r;
       }
     }
@@ -151,12 +152,10 @@ void bind_report(nb::module_& root) {
         nb::gil_scoped_release release;
         return msprobe::report::render_check_report(details_csv, title);
       },
-      "details_csv"_a, "title"_a = "",
-      "The page of a run_ut or api_precision_compare details CSV.");
+      "details_csv"_a, "title"_a = "", "The page of a run_ut or api_precision_compare details CSV.");
   m.def("check_report_path", &msprobe::report::check_report_path, "details_csv"_a,
         "Where the page of a details CSV goes: *_report_{stamp}.html beside it.");
-  m.def("render_compare_report", &render_compare, "parts"_a, "runs"_a, "title"_a = "",
-        "generated_at"_a = "",
+  m.def("render_compare_report", &render_compare, "parts"_a, "runs"_a, "title"_a = "", "generated_at"_a = "",
         "A compare report from tables given as dicts {header, rows, fills, mode, rank, step, "
         "construct, stacks}; suspects are found by the C++ first-divergence analysis.");
   m.def(

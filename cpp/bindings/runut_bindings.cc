@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "json_to_python.h"
 #include "msprobe/base/error.h"
 #include "msprobe/check/standards.h"
 #include "msprobe/runut/api_result.h"
 #include "msprobe/runut/dump_apis.h"
 #include "msprobe/runut/input_rules.h"
 #include "msprobe/runut/result_files.h"
-#include "json_to_python.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;
@@ -41,8 +41,8 @@ Status status_from(const std::string& s) {
 msprobe::PyTensor cpu_tensor(nb::handle obj, const char* which) {
   msprobe::PyTensor t;
   if (!msprobe::tensor_from_python(obj, t)) {
-    throw nb::type_error((std::string(which) + ": expected a tensor, got " +
-                          nb::inst_name(obj).c_str()).c_str());
+    throw nb::type_error(
+        (std::string(which) + ": expected a tensor, got " + nb::inst_name(obj).c_str()).c_str());
   }
   if (!t.on_cpu || (t.view.data == nullptr && t.view.numel() > 0)) {
     throw nb::value_error((std::string(which) + ": the tensor must be in host memory").c_str());
@@ -81,77 +81,99 @@ void bind_runut(nb::module_& root) {
       .def_prop_ro("real_data_dir", [](const PyDump& p) { return p.d->real_data_dir(); })
       .def_prop_ro("warnings", [](const PyDump& p) { return p.d->warnings(); })
       .def_prop_ro("orphan_backward", [](const PyDump& p) { return p.d->orphan_backward(); })
-      .def("name", [](const PyDump& p, size_t i) {
-             if (i >= p.d->size()) throw nb::index_error();
-             return p.d->api(i).name;
-           }, "i"_a)
-      .def("names", [](const PyDump& p) {
+      .def(
+          "name",
+          [](const PyDump& p, size_t i) {
+            if (i >= p.d->size()) throw nb::index_error();
+            return p.d->api(i).name;
+          },
+          "i"_a)
+      .def("names",
+           [](const PyDump& p) {
              std::vector<std::string> out;
              out.reserve(p.d->size());
              for (size_t i = 0; i < p.d->size(); ++i) out.push_back(p.d->api(i).name);
              return out;
            })
-      .def("forward", [](const PyDump& p, size_t i) {
-             if (i >= p.d->size()) throw nb::index_error();
-             return msprobe::json_to_python(*p.d->api(i).forward);
-           }, "i"_a, "The forward record (a new dict, as json.load builds it).")
-      .def("backward", [](const PyDump& p, size_t i) -> nb::object {
-             if (i >= p.d->size()) throw nb::index_error();
-             const JsonValue* b = p.d->api(i).backward;
-             return b ? msprobe::json_to_python(*b) : nb::none();
-           }, "i"_a, "The backward record, or None.")
-      .def("has_backward", [](const PyDump& p, size_t i) {
-             if (i >= p.d->size()) throw nb::index_error();
-             return p.d->api(i).backward != nullptr;
-           }, "i"_a)
+      .def(
+          "forward",
+          [](const PyDump& p, size_t i) {
+            if (i >= p.d->size()) throw nb::index_error();
+            return msprobe::json_to_python(*p.d->api(i).forward);
+          },
+          "i"_a, "The forward record (a new dict, as json.load builds it).")
+      .def(
+          "backward",
+          [](const PyDump& p, size_t i) -> nb::object {
+            if (i >= p.d->size()) throw nb::index_error();
+            const JsonValue* b = p.d->api(i).backward;
+            return b ? msprobe::json_to_python(*b) : nb::none();
+          },
+          "i"_a, "The backward record, or None.")
+      .def(
+          "has_backward",
+          [](const PyDump& p, size_t i) {
+            if (i >= p.d->size()) throw nb::index_error();
+            return p.d->api(i).backward != nullptr;
+          },
+          "i"_a)
       .def("index_of", [](const PyDump& p, const std::string& name) { return p.d->index_of(name); })
-      .def("filter_similar", [](const PyDump& p) {
-             std::vector<size_t> kept;
-             {
-               nb::gil_scoped_release release;
-               kept = msprobe::runut::filter_similar_apis(*p.d);
-             }
-             return kept;
-           }, "Indices kept by -f/--filter_api.");
+      .def(
+          "filter_similar",
+          [](const PyDump& p) {
+            std::vector<size_t> kept;
+            {
+              nb::gil_scoped_release release;
+              kept = msprobe::runut::filter_similar_apis(*p.d);
+            }
+            return kept;
+          },
+          "Indices kept by -f/--filter_api.");
 
-  m.def("split_api_name", [](const std::string& full) -> nb::object {
-    std::string t, n;
-    if (!msprobe::runut::split_api_name(full, &t, &n)) return nb::none();
-    return nb::make_tuple(t, n);
-  }, "full_name"_a);
+  m.def(
+      "split_api_name",
+      [](const std::string& full) -> nb::object {
+        std::string t, n;
+        if (!msprobe::runut::split_api_name(full, &t, &n)) return nb::none();
+        return nb::make_tuple(t, n);
+      },
+      "full_name"_a);
 
   nb::class_<ApiResult>(m, "ApiResult", "The details rows and the result row of one API.")
       .def(nb::init<std::string, int>(), "name"_a, "precision"_a = 14)
       .def_prop_ro("name", &ApiResult::name)
-      .def("add_tensor",
-           [](ApiResult& r, bool backward, const std::string& short_name, nb::handle bench,
-              nb::handle device) {
-             msprobe::PyTensor b = cpu_tensor(bench, "bench output");
-             msprobe::PyTensor d = cpu_tensor(device, "device output");
-             nb::gil_scoped_release release;
-             r.add_tensor(backward, short_name, b.view, d.view);
-           },
-           "backward"_a, "api_name"_a, "bench"_a, "device"_a)
-      .def("add_dropout",
-           [](ApiResult& r, bool backward, nb::handle bench, nb::handle device) {
-             msprobe::PyTensor b = cpu_tensor(bench, "bench output");
-             msprobe::PyTensor d = cpu_tensor(device, "device output");
-             nb::gil_scoped_release release;
-             r.add_dropout(backward, b.view, d.view);
-           },
-           "backward"_a, "bench"_a, "device"_a)
-      .def("add_builtin", &ApiResult::add_builtin, "backward"_a, "bench_type"_a,
-           "device_type"_a, "equal"_a)
-      .def("add_message_row",
-           [](ApiResult& r, bool backward, const std::string& status, std::string message) {
-             r.add_message_row(backward, status_from(status), std::move(message));
-           },
-           "backward"_a, "status"_a, "message"_a)
-      .def("set_status",
-           [](ApiResult& r, bool backward, const std::string& status) {
-             r.set_status(backward, status_from(status));
-           },
-           "backward"_a, "status"_a)
+      .def(
+          "add_tensor",
+          [](ApiResult& r, bool backward, const std::string& short_name, nb::handle bench,
+             nb::handle device) {
+            msprobe::PyTensor b = cpu_tensor(bench, "bench output");
+            msprobe::PyTensor d = cpu_tensor(device, "device output");
+            nb::gil_scoped_release release;
+            r.add_tensor(backward, short_name, b.view, d.view);
+          },
+          "backward"_a, "api_name"_a, "bench"_a, "device"_a)
+      .def(
+          "add_dropout",
+          [](ApiResult& r, bool backward, nb::handle bench, nb::handle device) {
+            msprobe::PyTensor b = cpu_tensor(bench, "bench output");
+            msprobe::PyTensor d = cpu_tensor(device, "device output");
+            nb::gil_scoped_release release;
+            r.add_dropout(backward, b.view, d.view);
+          },
+          "backward"_a, "bench"_a, "device"_a)
+      .def("add_builtin", &ApiResult::add_builtin, "backward"_a, "bench_type"_a, "device_type"_a, "equal"_a)
+      .def(
+          "add_message_row",
+          [](ApiResult& r, bool backward, const std::string& status, std::string message) {
+            r.add_message_row(backward, status_from(status), std::move(message));
+          },
+          "backward"_a, "status"_a, "message"_a)
+      .def(
+          "set_status",
+          [](ApiResult& r, bool backward, const std::string& status) {
+            r.set_status(backward, status_from(status));
+          },
+          "backward"_a, "status"_a)
       .def("set_backward_message", &ApiResult::set_backward_message, "message"_a)
       .def("skip", &ApiResult::skip, "message"_a)
       .def_prop_ro("forward_status",
@@ -160,29 +182,31 @@ void bind_runut(nb::module_& root) {
                    [](const ApiResult& r) { return msprobe::check::status_text(r.backward_status()); })
       .def("num_rows", &ApiResult::num_rows, "backward"_a)
       .def("result_fields", &ApiResult::result_fields)
-      .def("details_csv", [](const ApiResult& r) {
+      .def("details_csv",
+           [](const ApiResult& r) {
              std::string s;
              r.append_details_csv(s);
              return s;
            })
       .def("result_csv", [](const ApiResult& r) {
-             std::string s;
-             r.append_result_csv(s);
-             return s;
-           });
+        std::string s;
+        r.append_result_csv(s);
+        return s;
+      });
 
   nb::class_<msprobe::runut::ResultWriter>(m, "ResultWriter",
                                            "Appends APIs to the result and details CSV files.")
       .def(nb::init<const std::string&, const std::string&>(), "result_path"_a, "details_path"_a)
-      .def("write",
-           [](msprobe::runut::ResultWriter& w, const ApiResult& r) {
-             std::string details, row;
-             r.append_details_csv(details);
-             r.append_result_csv(row);
-             nb::gil_scoped_release release;
-             w.write_text(details, row);
-           },
-           "result"_a)
+      .def(
+          "write",
+          [](msprobe::runut::ResultWriter& w, const ApiResult& r) {
+            std::string details, row;
+            r.append_details_csv(details);
+            r.append_result_csv(row);
+            nb::gil_scoped_release release;
+            w.write_text(details, row);
+          },
+          "result"_a)
       .def("close", &msprobe::runut::ResultWriter::close);
 
   m.def("result_header", &msprobe::runut::result_header);
@@ -190,39 +214,42 @@ void bind_runut(nb::module_& root) {
   m.def("details_row_api",
         [](const std::string& row) { return std::string(msprobe::runut::details_row_api(row)); });
 
-  m.def("prepare_resume",
-        [](const std::string& result_path, const std::string& details_path) {
-          msprobe::runut::ResumeReport rep;
-          {
-            nb::gil_scoped_release release;
-            rep = msprobe::runut::prepare_resume(result_path, details_path);
-          }
-          nb::dict d;
-          d["done"] = rep.done;
-          d["dropped_detail_rows"] = rep.dropped_detail_rows;
-          d["dropped_result_rows"] = rep.dropped_result_rows;
-          d["truncated_torn_record"] = rep.truncated_torn_record;
-          return d;
-        },
-        "result_path"_a, "details_path"_a);
-  m.def("reorder_result_files",
-        [](const std::string& result_path, const std::string& details_path,
-           const std::vector<std::string>& order) {
+  m.def(
+      "prepare_resume",
+      [](const std::string& result_path, const std::string& details_path) {
+        msprobe::runut::ResumeReport rep;
+        {
           nb::gil_scoped_release release;
-          msprobe::runut::reorder_result_files(result_path, details_path, order);
-        },
-        "result_path"_a, "details_path"_a, "order"_a);
+          rep = msprobe::runut::prepare_resume(result_path, details_path);
+        }
+        nb::dict d;
+        d["done"] = rep.done;
+        d["dropped_detail_rows"] = rep.dropped_detail_rows;
+        d["dropped_result_rows"] = rep.dropped_result_rows;
+        d["truncated_torn_record"] = rep.truncated_torn_record;
+        return d;
+      },
+      "result_path"_a, "details_path"_a);
+  m.def(
+      "reorder_result_files",
+      [](const std::string& result_path, const std::string& details_path,
+         const std::vector<std::string>& order) {
+        nb::gil_scoped_release release;
+        msprobe::runut::reorder_result_files(result_path, details_path, order);
+      },
+      "result_path"_a, "details_path"_a, "order"_a);
 
-  m.def("round_to_hf32_",
-        [](nb::handle tensor) {
-          msprobe::PyTensor t = cpu_tensor(tensor, "round_to_hf32_");
-          if (t.view.dtype != msprobe::DType::kFloat32 || !t.view.is_contiguous()) {
-            throw nb::value_error("round_to_hf32_: expected a contiguous float32 tensor");
-          }
-          float* p = const_cast<float*>(static_cast<const float*>(t.view.data));
-          const int64_t n = t.view.numel();
-          nb::gil_scoped_release release;
-          msprobe::runut::round_to_hf32(p, n);
-        },
-        "tensor"_a, "Rounds a contiguous float32 CPU tensor to HF32 in place.");
+  m.def(
+      "round_to_hf32_",
+      [](nb::handle tensor) {
+        msprobe::PyTensor t = cpu_tensor(tensor, "round_to_hf32_");
+        if (t.view.dtype != msprobe::DType::kFloat32 || !t.view.is_contiguous()) {
+          throw nb::value_error("round_to_hf32_: expected a contiguous float32 tensor");
+        }
+        float* p = const_cast<float*>(static_cast<const float*>(t.view.data));
+        const int64_t n = t.view.numel();
+        nb::gil_scoped_release release;
+        msprobe::runut::round_to_hf32(p, n);
+      },
+      "tensor"_a, "Rounds a contiguous float32 CPU tensor to HF32 in place.");
 }

@@ -30,8 +30,8 @@ class PySession {
     return o;
   }
 
-  void set_types(nb::object size_type, nb::object numpy_generic, nb::object fallback,
-                 nb::object to_host, std::string internal_prefix) {
+  void set_types(nb::object size_type, nb::object numpy_generic, nb::object fallback, nb::object to_host,
+                 std::string internal_prefix) {
     types_.size_type = std::move(size_type);
     types_.numpy_generic = std::move(numpy_generic);
     types_.fallback = std::move(fallback);
@@ -48,8 +48,7 @@ class PySession {
 
   // Deferred reads: values of type `deferred` are rendered by resolve() at the latest when
   // `max_pending` are waiting or the oldest has waited `max_age_s`, and at stop/step/close.
-  void set_deferral(nb::object deferred, nb::object resolve, size_t max_pending,
-                    double max_age_s) {
+  void set_deferral(nb::object deferred, nb::object resolve, size_t max_pending, double max_age_s) {
     types_.deferred = std::move(deferred);
     types_.resolve = std::move(resolve);
     builder_.set_deferral(max_pending, max_age_s);
@@ -58,8 +57,8 @@ class PySession {
   // Device path (arg_encoder.h, PythonTypes): accelerator tensors are recorded through
   // `record`, read back in batches through prepare/resolve; `all_tensors` (a testing aid) sends
   // CPU tensors the same way.
-  void set_device_path(nb::object record, nb::object prepare, nb::object extremes,
-                       nb::object rescaled, bool all_tensors) {
+  void set_device_path(nb::object record, nb::object prepare, nb::object extremes, nb::object rescaled,
+                       bool all_tensors) {
     auto callable = [](nb::object f) { return f.is_none() ? nb::object() : std::move(f); };
     types_.device_record = callable(std::move(record));
     types_.prepare = callable(std::move(prepare));
@@ -74,16 +73,14 @@ class PySession {
   bool api_post(const std::string& api, int64_t idx, nb::handle output) {
     return builder_.api_post(api, idx, ref(output));
   }
-  void api_backward(const std::string& api, int64_t idx, nb::handle grad_outputs,
-                    nb::handle grad_inputs) {
+  void api_backward(const std::string& api, int64_t idx, nb::handle grad_outputs, nb::handle grad_inputs) {
     builder_.api_backward(api, idx, ref(grad_outputs), ref(grad_inputs));
   }
-  bool module_post_forward(const std::string& name, nb::handle args, nb::handle kwargs,
-                           nb::handle output, nb::handle params) {
+  bool module_post_forward(const std::string& name, nb::handle args, nb::handle kwargs, nb::handle output,
+                           nb::handle params) {
     return builder_.module_post_forward(name, ref(args), ref(kwargs), ref(output), ref(params));
   }
-  void module_post_backward(const std::string& name, nb::handle grad_input,
-                            nb::handle grad_output) {
+  void module_post_backward(const std::string& name, nb::handle grad_input, nb::handle grad_output) {
     builder_.module_post_backward(name, ref(grad_input), ref(grad_output));
   }
   void param_grad(const std::string& prefix, const std::string& param, nb::handle grad,
@@ -113,22 +110,25 @@ void bind_session(nb::module_& m) {
            "framework"_a = "pytorch", "writer_memory_mb"_a = 512)
       .def("set_types", &PySession::set_types, "size_type"_a.none(), "numpy_generic"_a.none(),
            "fallback"_a.none(), "to_host"_a.none(), "internal_prefix"_a)
-      .def("start", [](PySession& s, int64_t rank) { return s.core().start(rank); }, "rank"_a = -1)
+      .def(
+          "start", [](PySession& s, int64_t rank) { return s.core().start(rank); }, "rank"_a = -1)
       .def("stop", [](PySession& s) { s.record().stop(); })
       .def("step", [](PySession& s) { s.record().step(); })
       .def("close", [](PySession& s) { s.record().close(); })
       .def("set_overflow_reporting", &PySession::set_overflow_reporting, "report"_a.none(),
            "library_prefixes"_a)
-      .def("set_deferral", &PySession::set_deferral, "deferred_type"_a, "resolve"_a,
-           "max_pending"_a = 64, "max_age_s"_a = 0.5)
+      .def("set_deferral", &PySession::set_deferral, "deferred_type"_a, "resolve"_a, "max_pending"_a = 64,
+           "max_age_s"_a = 0.5)
       .def("resolve", [](PySession& s) { s.record().resolve(true); })
       .def("set_device_path", &PySession::set_device_path, "record"_a.none(), "prepare"_a.none(),
            "extremes"_a.none(), "rescaled"_a.none(), "all_tensors"_a = false)
-      .def("flush", [](PySession& s) { s.core().flush(); }, nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "flush", [](PySession& s) { s.core().flush(); }, nb::call_guard<nb::gil_scoped_release>())
       .def("api_pre", &PySession::api_pre)
       .def("api_post", &PySession::api_post)
       .def("api_backward", &PySession::api_backward)
-      .def("module_pre", [](PySession& s, const std::string& prefix, const std::string& direction) {
+      .def("module_pre",
+           [](PySession& s, const std::string& prefix, const std::string& direction) {
              return s.record().module_pre(prefix, direction);
            })
       .def("module_post_forward", &PySession::module_post_forward)
@@ -136,12 +136,11 @@ void bind_session(nb::module_& m) {
       .def("param_grad", &PySession::param_grad)
       .def("enter_region", [](PySession& s, const std::string& n) { s.core().enter_region(n); })
       .def("exit_region", [](PySession& s, const std::string& n) { s.core().exit_region(n); })
-      .def_prop_ro("needs_tensor_bytes",
-                   [](PySession& s) {
-                     return s.core().tensor_task() || s.core().record_options().want_crc;
-                   },
-                   "The task reads every byte of a tensor (tensor files or md5), not only its "
-                   "statistics.")
+      .def_prop_ro(
+          "needs_tensor_bytes",
+          [](PySession& s) { return s.core().tensor_task() || s.core().record_options().want_crc; },
+          "The task reads every byte of a tensor (tensor files or md5), not only its "
+          "statistics.")
       .def_prop_ro("switch_on", [](PySession& s) { return s.core().switch_on(); })
       .def_prop_ro("ended", [](PySession& s) { return s.core().ended(); })
       .def_prop_ro("overflow_terminated", [](PySession& s) { return s.core().overflow_terminated(); })

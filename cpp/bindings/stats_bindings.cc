@@ -97,8 +97,8 @@ nb::object tensor_info(nb::handle obj) {
   nb::list shape, strides;
   for (int64_t s : t.view.shape) shape.append(s);
   for (int64_t s : t.view.strides) strides.append(s);
-  return nb::make_tuple(msprobe::torch_dtype_name(t.view.dtype), nb::tuple(shape),
-                        nb::tuple(strides), t.requires_grad, t.on_cpu, t.view.data != nullptr);
+  return nb::make_tuple(msprobe::torch_dtype_name(t.view.dtype), nb::tuple(shape), nb::tuple(strides),
+                        t.requires_grad, t.on_cpu, t.view.data != nullptr);
 }
 
 // Mean cost in microseconds of tensor_from_python(obj) (view filled, owner released), over

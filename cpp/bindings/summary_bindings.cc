@@ -40,27 +40,30 @@ void bind_summary(nb::module_& m) {
     }
     return out;
   });
-  m.def("overflow_report", [](const std::string& path) {
-    const msprobe::OverflowReport r = msprobe::read_overflow_report(path);
-    nb::list rows;
-    for (const auto& row : r.rows) {
-      nb::dict d;
-      d["dir"] = row.dir;
-      d["step"] = row.step;
-      d["rank"] = row.rank < 0 ? nb::object(nb::none()) : nb::object(nb::int_(row.rank));
-      d["overflows"] = row.overflows;
-      d["culprits"] = row.culprits;
-      d["limit_reached"] = row.limit_reached;
-      d["first"] = first_dict(row.first);
-      d["first_culprit"] = first_dict(row.first_culprit);
-      rows.append(d);
-    }
-    nb::dict out;
-    out["rows"] = rows;
-    out["earliest"] = first_dict(r.earliest);
-    out["earliest_culprit"] = first_dict(r.earliest_culprit);
-    return out;
-  }, "dump_path"_a,
-  "The overflow_summary.json files of a dump: per step/rank rows and the earliest overflow and "
-  "culprit across steps and ranks.");
+  m.def(
+      "overflow_report",
+      [](const std::string& path) {
+        const msprobe::OverflowReport r = msprobe::read_overflow_report(path);
+        nb::list rows;
+        for (const auto& row : r.rows) {
+          nb::dict d;
+          d["dir"] = row.dir;
+          d["step"] = row.step;
+          d["rank"] = row.rank < 0 ? nb::object(nb::none()) : nb::object(nb::int_(row.rank));
+          d["overflows"] = row.overflows;
+          d["culprits"] = row.culprits;
+          d["limit_reached"] = row.limit_reached;
+          d["first"] = first_dict(row.first);
+          d["first_culprit"] = first_dict(row.first_culprit);
+          rows.append(d);
+        }
+        nb::dict out;
+        out["rows"] = rows;
+        out["earliest"] = first_dict(r.earliest);
+        out["earliest_culprit"] = first_dict(r.earliest_culprit);
+        return out;
+      },
+      "dump_path"_a,
+      "The overflow_summary.json files of a dump: per step/rank rows and the earliest overflow and "
+      "culprit across steps and ranks.");
 }

@@ -36,8 +36,8 @@ void read_capsule(PyObject* cap, PyTensor& out, PyObject* torch_tensor) {
   if (PyCapsule_IsValid(cap, "dltensor")) {
     t = &static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap, "dltensor"))->dl_tensor;
   } else if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
-    t = &dlpack_versioned_tensor(*static_cast<DLManagedTensorVersioned*>(
-        PyCapsule_GetPointer(cap, "dltensor_versioned")));
+    t = &dlpack_versioned_tensor(
+        *static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(cap, "dltensor_versioned")));
   } else {
     throw InvalidInput("__dlpack__ did not return a DLPack capsule");
   }
@@ -183,9 +183,8 @@ bool from_dlpack_producer(PyObject* o, PyObject* dlpack_method, PyTensor& out) {
 
 bool tensor_from_python(nb::handle obj, PyTensor& out) {
   PyObject* o = obj.ptr();
-  if (!o || o == Py_None || PyLong_Check(o) || PyFloat_Check(o) || PyUnicode_Check(o) ||
-      PyTuple_Check(o) || PyList_Check(o) || PyDict_Check(o) || PyBytes_Check(o) ||
-      PySlice_Check(o) || o == Py_Ellipsis)
+  if (!o || o == Py_None || PyLong_Check(o) || PyFloat_Check(o) || PyUnicode_Check(o) || PyTuple_Check(o) ||
+      PyList_Check(o) || PyDict_Check(o) || PyBytes_Check(o) || PySlice_Check(o) || o == Py_Ellipsis)
     return false;
   PyTypeObject* tp = Py_TYPE(o);
   if (torch_ready() && (is_plain_tensor_type(tp) || PyType_IsSubtype(tp, g_torch.tensor)))

@@ -11,9 +11,9 @@ namespace msprobe {
 
 struct PyTensor {
   TensorView view;
-  nb::object owner;         // keeps the exported memory alive while the view is used
+  nb::object owner;  // keeps the exported memory alive while the view is used
   bool requires_grad = false;
-  bool on_cpu = true;       // false: device memory, the view's data must not be read on the host
+  bool on_cpu = true;              // false: device memory, the view's data must not be read on the host
   bool dispatch_subclass = false;  // a torch subclass that intercepts dispatch (fake, DTensor...)
 };
 

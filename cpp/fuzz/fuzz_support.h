@@ -25,7 +25,10 @@ inline const std::string& scratch() {
     auto* d = new std::string(std::string(base) + "/msprobe_fuzz_" + std::to_string(::getpid()));
     std::filesystem::remove_all(*d);
     std::filesystem::create_directories(*d);
-    std::atexit([] { std::error_code ec; std::filesystem::remove_all(scratch(), ec); });
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(scratch(), ec);
+    });
     return d;
   }();
   return *dir;

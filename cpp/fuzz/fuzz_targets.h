@@ -155,8 +155,7 @@ inline void kernel_stat(const uint8_t* data, size_t size) {
   std::filesystem::create_directories(scratch() + "/" + iter);
   write_file(iter + "mapping.csv", parts[0]);
   // One file named in full, one under a short name that mapping.csv resolves.
-  write_file(iter + "Add.Default_Add-op1.2.0.1700000000.output.0.DefaultFormat.float32.npy",
-             parts[1]);
+  write_file(iter + "Add.Default_Add-op1.2.0.1700000000.output.0.DefaultFormat.float32.npy", parts[1]);
   write_file(iter + "1.npy", parts[1]);
   KernelStatOptions opts;
   opts.categories = {"max", "min", "avg", "l2norm", "md5"};

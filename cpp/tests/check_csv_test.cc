@@ -62,7 +62,8 @@ std::string bench_row(const std::string& name, const std::string& dtype, const s
 
 TEST(CheckCsv, ParsesQuotedFieldsBomAndLineEndings) {
   CsvTable t = CsvTable::parse(
-      "\xEF\xBB\xBF" "a,b,c\r\n"
+      "\xEF\xBB\xBF"
+      "a,b,c\r\n"
       "1,\"x, y\",\"say \"\"hi\"\"\"\r\n"
       "\n"
       "2,\"multi\nline\",\r"
@@ -91,8 +92,7 @@ TEST(CheckCsv, ErrorsNameFileAndLine) {
   EXPECT_EQ(error_of(""), "f.csv: empty file (no header line)");
   EXPECT_EQ(error_of("a,b\n1,2\n3,\"open\n\n"),
             "f.csv:3: unterminated quoted field (a '\"' opened here is never closed)");
-  EXPECT_EQ(error_of("a,b\n1,2\n\n1,2,3\n"),
-            "f.csv:4: expected at most 2 fields (the header's), found 3");
+  EXPECT_EQ(error_of("a,b\n1,2\n\n1,2,3\n"), "f.csv:4: expected at most 2 fields (the header's), found 3");
   EXPECT_THROW(CsvTable::read_file("/nonexistent/x.csv"), FileError);
 }
 
@@ -189,10 +189,10 @@ TEST(CheckApiPrecisionCompare, MutatedInputsNeverCrash) {
   // either succeeds or throws a one-line FileError / InvalidInput.
   const std::string dir = temp_dir();
   std::string base = std::string("\xEF\xBB\xBF") + kHeader;
-  const char* dtypes[] = {"torch.float16", "torch.bfloat16", "torch.float32", "torch.float64",
-                          "torch.int64", " "};
-  const char* apis[] = {"Functional.gelu", "Torch.matmul", "Torch.mul", "Functional.conv2d",
-                        "Torch.abs", "Torch.test_api", "Torch.topk"};
+  const char* dtypes[] = {"torch.float16", "torch.bfloat16", "torch.float32",
+                          "torch.float64", "torch.int64",    " "};
+  const char* apis[] = {"Functional.gelu", "Torch.matmul",   "Torch.mul", "Functional.conv2d",
+                        "Torch.abs",       "Torch.test_api", "Torch.topk"};
   for (int i = 0; i < 40; ++i) {
     base += bench_row(std::string(apis[i % 7]) + "." + std::to_string(i / 7) + ".forward.output.0",
                       dtypes[i % 6], i % 5 == 0 ? "inf" : "0.00" + std::to_string(i % 9 + 1));

@@ -93,8 +93,8 @@ TEST(CheckStandards, Thresholds) {
 TEST(CheckMetrics, BenchmarkHandComputed) {
   // spec §9 test_algorithm: b = fp16 [1, 1, 9], d = [5, 2, 1]
   const auto b = half({1, 1, 9}), d = half({5, 2, 1});
-  FloatMetrics m = compute_float_metrics(view(b, DType::kFloat16), view(d, DType::kFloat16),
-                                         Standard::kBenchmark);
+  FloatMetrics m =
+      compute_float_metrics(view(b, DType::kFloat16), view(d, DType::kFloat16), Standard::kBenchmark);
   EXPECT_EQ(m.max_abs_err.value, 8.0);
   EXPECT_EQ(m.max_abs_err.kind, NumKind::kFloat16);
   EXPECT_NEAR(m.rmse.value, 5.196, 1e-3);
@@ -111,8 +111,8 @@ TEST(CheckMetrics, SmallValueErrorRatio) {
   // fp32 device, fp64 bench: small values are |b| <= 2^-20, atol 2^-30
   const std::vector<double> b = {1e-7, 2e-7, 0.5, 1.0};
   const std::vector<float> d = {(float)1e-7, (float)(2e-7 + 1e-8), 0.5f, 1.0f};
-  FloatMetrics m = compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32),
-                                         Standard::kBenchmark);
+  FloatMetrics m =
+      compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kBenchmark);
   EXPECT_DOUBLE_EQ(m.small_value_err_ratio.value, 0.5);
   EXPECT_EQ(m.max_rel_err.value, 0.0);  // the two normal values are exact
   EXPECT_EQ(m.max_rel_err.kind, NumKind::kFloat64);
@@ -122,8 +122,8 @@ TEST(CheckMetrics, AbsoluteThresholdInfNan) {
   // spec §2.4: [1,inf,nan,inf,2] vs [1,inf,nan,3,inf] -> 0.25 (only b=2, d=inf fails)
   const std::vector<double> b = {1, kInf, kNaN, kInf, 2};
   const std::vector<float> d = {1, (float)kInf, (float)kNaN, 3, (float)kInf};
-  FloatMetrics m = compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32),
-                                         Standard::kAbsoluteThreshold);
+  FloatMetrics m =
+      compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kAbsoluteThreshold);
   EXPECT_DOUBLE_EQ(m.inf_nan_error_ratio.value, 0.25);
   EXPECT_EQ(m.rel_err_ratio.value, 0.0);
   EXPECT_EQ(m.abs_err_ratio.kind, NumKind::kInt);  // no small values
@@ -150,8 +150,8 @@ TEST(CheckMetrics, UlpGoldens) {
   {  // fp32: b = 2.0, d = fp32(2.0001) -> 419 ULP
     const std::vector<double> b = {2.0};
     const std::vector<float> d = {2.0001f};
-    FloatMetrics m = compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32),
-                                           Standard::kUlp);
+    FloatMetrics m =
+        compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.max_ulp_err.value, 419.0);
     EXPECT_EQ(m.max_ulp_err.kind, NumKind::kFloat64);
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 1.0);
@@ -159,8 +159,8 @@ TEST(CheckMetrics, UlpGoldens) {
   {  // fp16: b = 2, d = fp16(2.001) = 2.001953125 -> 1 ULP
     const std::vector<float> b = {2.0f};
     const auto d = half({2.001f});
-    FloatMetrics m = compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kFloat16),
-                                           Standard::kUlp);
+    FloatMetrics m =
+        compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kFloat16), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.max_ulp_err.value, 1.0);
     EXPECT_EQ(m.max_ulp_err.kind, NumKind::kFloat32);
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 0.0);  // not > 1
@@ -168,15 +168,15 @@ TEST(CheckMetrics, UlpGoldens) {
   {  // bf16: b = 1, d = 1 + 2^-7 -> 1 ULP
     const std::vector<float> b = {1.0f};
     const auto d = bf16({1.0f + 1.0f / 128});
-    FloatMetrics m = compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kBFloat16),
-                                           Standard::kUlp);
+    FloatMetrics m =
+        compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kBFloat16), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.max_ulp_err.value, 1.0);
   }
   {  // fp32 proportion with [T-1, T+1, T-1], T = 32 -> 1/3; a zero bench uses exponent 0
     const std::vector<double> b = {1.0, 1.0, 0.0};
     const std::vector<float> d = {1.0f + 31 * 0x1p-23f, 1.0f + 33 * 0x1p-23f, 31 * 0x1p-23f};
-    FloatMetrics m = compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32),
-                                           Standard::kUlp);
+    FloatMetrics m =
+        compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 1.0 / 3);
     EXPECT_DOUBLE_EQ(m.max_ulp_err.value, 33.0);
     EXPECT_NEAR(m.mean_ulp_err.value, 95.0 / 3, 1e-12);
@@ -184,8 +184,8 @@ TEST(CheckMetrics, UlpGoldens) {
   {  // fp16 proportion with T = 1: [0, 2, 0] ULP -> 1/3
     const std::vector<float> b = {1.0f, 1.0f, 4.0f};
     const auto d = half({1.0f, 1.0f + 2 * 0x1p-10f, 4.0f});
-    FloatMetrics m = compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kFloat16),
-                                           Standard::kUlp);
+    FloatMetrics m =
+        compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kFloat16), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 1.0 / 3);
   }
 }
@@ -194,23 +194,23 @@ TEST(CheckMetrics, UlpEdgeCases) {
   {  // bf16 with a bench below 2^-120: 2^(7 - eb) overflows float32 -> inf ULP (as numpy)
     const std::vector<float> b = {0x1p-125f, 1.0f};
     const auto d = bf16({0x1p-125f * 1.5f, 1.0f});
-    FloatMetrics m = compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kBFloat16),
-                                           Standard::kUlp);
+    FloatMetrics m =
+        compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kBFloat16), Standard::kUlp);
     EXPECT_TRUE(std::isinf(m.max_ulp_err.value));
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 0.5);
   }
   {  // subnormal fp16 values: exponent clamped at -14
     const std::vector<float> b = {0x1p-20f};
     const auto d = half({0x1p-20f + 0x1p-24f});
-    FloatMetrics m = compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kFloat16),
-                                           Standard::kUlp);
+    FloatMetrics m =
+        compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kFloat16), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.max_ulp_err.value, 1.0);  // 2^-24 * 2^(10+14)
   }
   {  // NaN bench -> NaN max and mean; inf bench -> NaN
     const std::vector<double> b = {kNaN, 1.0};
     const std::vector<float> d = {1.0f, 1.0f};
-    FloatMetrics m = compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32),
-                                           Standard::kUlp);
+    FloatMetrics m =
+        compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kUlp);
     EXPECT_TRUE(std::isnan(m.max_ulp_err.value));
     EXPECT_TRUE(std::isnan(m.mean_ulp_err.value));
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 0.0);
@@ -221,8 +221,8 @@ TEST(CheckMetrics, RelativeIndicators) {
   // spec §9 test_thousandth_standard: R(0.001) of [0.0005, 0.002, 0.003, 0.0008] = 0.5
   const std::vector<double> b = {1, 1, 1, 1};
   const std::vector<float> d = {1.0005f, 1.002f, 1.003f, 1.0008f};
-  FloatMetrics m = compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32),
-                                         Standard::kThousandth);
+  FloatMetrics m =
+      compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kThousandth);
   EXPECT_DOUBLE_EQ(m.thousandth.value, 0.5);
   EXPECT_DOUBLE_EQ(m.rel_err_thousandth.value, 0.5);
   EXPECT_DOUBLE_EQ(m.hundredth.value, 1.0);
@@ -230,8 +230,8 @@ TEST(CheckMetrics, RelativeIndicators) {
   // NaN relative errors count as "not below"
   const std::vector<double> b2 = {kNaN, 1};
   const std::vector<float> d2 = {1, 1};
-  FloatMetrics m2 = compute_float_metrics(view(b2, DType::kFloat64), view(d2, DType::kFloat32),
-                                          Standard::kThousandth);
+  FloatMetrics m2 =
+      compute_float_metrics(view(b2, DType::kFloat64), view(d2, DType::kFloat32), Standard::kThousandth);
   EXPECT_DOUBLE_EQ(m2.thousandth.value, 0.5);
 }
 
@@ -295,8 +295,8 @@ TEST(CheckMetrics, StridedViewsMatchContiguous) {
   bt.copy_contiguous(bc.data());
   dt.copy_contiguous(dc.data());
   FloatMetrics a = compute_float_metrics(bt, dt, Standard::kBenchmark);
-  FloatMetrics b = compute_float_metrics(view(bc, DType::kFloat32, {7, 6}),
-                                         view(dc, DType::kFloat32, {7, 6}), Standard::kBenchmark);
+  FloatMetrics b = compute_float_metrics(view(bc, DType::kFloat32, {7, 6}), view(dc, DType::kFloat32, {7, 6}),
+                                         Standard::kBenchmark);
   EXPECT_EQ(a.rmse.value, b.rmse.value);
   EXPECT_EQ(a.max_rel_err.value, b.max_rel_err.value);
   EXPECT_EQ(a.mean_rel_err.value, b.mean_rel_err.value);
@@ -305,12 +305,11 @@ TEST(CheckMetrics, StridedViewsMatchContiguous) {
 
 TEST(CheckMetrics, RejectsBadInput) {
   const std::vector<float> a = {1, 2}, b = {1, 2, 3};
-  EXPECT_THROW(compute_float_metrics(view(a, DType::kFloat32), view(b, DType::kFloat32),
-                                     Standard::kBenchmark),
-               InvalidInput);
+  EXPECT_THROW(
+      compute_float_metrics(view(a, DType::kFloat32), view(b, DType::kFloat32), Standard::kBenchmark),
+      InvalidInput);
   const std::vector<int64_t> i = {1, 2};
-  EXPECT_THROW(compute_float_metrics(view(i, DType::kInt64), view(a, DType::kFloat32),
-                                     Standard::kBenchmark),
+  EXPECT_THROW(compute_float_metrics(view(i, DType::kInt64), view(a, DType::kFloat32), Standard::kBenchmark),
                InvalidInput);
 }
 
@@ -361,14 +360,12 @@ TEST(CheckOutput, OldChainVerdicts) {
 
 TEST(CheckOutput, IntsShapesAndDtypes) {
   const std::vector<int64_t> a = {1, 2, 3}, b = {1, 2, 4};
-  OutputCompareResult r =
-      compare_output_tensor("argmax", view(a, DType::kInt64), view(b, DType::kInt64));
+  OutputCompareResult r = compare_output_tensor("argmax", view(a, DType::kInt64), view(b, DType::kInt64));
   EXPECT_EQ(r.status, Status::kError);
   EXPECT_DOUBLE_EQ(r.error_rate.value, 1.0 / 3);
   EXPECT_EQ(r.message, "Compare algorithm is not supported for int64 data. Only judged by Error Rate.\n");
   const std::vector<float> f6(6, 1.0f);
-  r = compare_output_tensor("add", view(f6, DType::kFloat32, {2, 3}),
-                            view(f6, DType::kFloat32, {3, 2}));
+  r = compare_output_tensor("add", view(f6, DType::kFloat32, {2, 3}), view(f6, DType::kFloat32, {3, 2}));
   EXPECT_EQ(r.status, Status::kError);
   EXPECT_EQ(r.message, "The shape of benchtorch.Size([2, 3]) and nputorch.Size([3, 2]) not equal.");
   const std::vector<int8_t> i8 = {1, 2};
@@ -385,7 +382,8 @@ TEST(CheckOutput, IntsShapesAndDtypes) {
   const std::vector<double> d64 = {1, 2, 3};
   r = compare_output_tensor("add", view(d64, DType::kFloat64), view(d64, DType::kFloat64));
   EXPECT_EQ(r.status, Status::kPass);
-  EXPECT_EQ(r.message.rfind("The data type torch.float64 is not supported for new precision standard.\n", 0), 0u);
+  EXPECT_EQ(r.message.rfind("The data type torch.float64 is not supported for new precision standard.\n", 0),
+            0u);
   EXPECT_EQ(python_tuple_text({}), "()");
   EXPECT_EQ(python_tuple_text({5}), "(5,)");
 }
@@ -460,8 +458,8 @@ TEST(CheckFormat, PythonFloatParsing) {
   EXPECT_EQ(v, 0.0);
   EXPECT_TRUE(parse_python_float("0.00000000000000", v));
   EXPECT_EQ(v, 0.0);
-  for (const char* bad : {"", " ", "1__0", "_1", "1_", ".", "1e", "0x10", "abc", "1.5.2", "inf5",
-                          "nan(1)", "1 2"}) {
+  for (const char* bad :
+       {"", " ", "1__0", "_1", "1_", ".", "1e", "0x10", "abc", "1.5.2", "inf5", "nan(1)", "1 2"}) {
     EXPECT_FALSE(parse_python_float(bad, v)) << bad;
   }
 }

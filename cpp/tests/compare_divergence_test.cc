@@ -15,16 +15,20 @@ using namespace msprobe::compare;
 namespace {
 
 const std::vector<std::string> kStatsHeader = {
-    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-    "Max diff", "Min diff", "Mean diff", "L2norm diff", "MaxRelativeErr", "MinRelativeErr",
-    "MeanRelativeErr", "NormRelativeErr", "NPU max", "NPU min", "NPU mean", "NPU l2norm",
-    "Bench max", "Bench min", "Bench mean", "Bench l2norm", "Result", "Err_message"};
+    "NPU Name",         "Bench Name",         "NPU Dtype",      "Bench Dtype",
+    "NPU Tensor Shape", "Bench Tensor Shape", "Max diff",       "Min diff",
+    "Mean diff",        "L2norm diff",        "MaxRelativeErr", "MinRelativeErr",
+    "MeanRelativeErr",  "NormRelativeErr",    "NPU max",        "NPU min",
+    "NPU mean",         "NPU l2norm",         "Bench max",      "Bench min",
+    "Bench mean",       "Bench l2norm",       "Result",         "Err_message"};
 
-const std::vector<std::string> kMd5Header = {"NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype",
-                                             "NPU Tensor Shape", "Bench Tensor Shape", "NPU MD5",
-                                             "BENCH MD5", "Result"};
+const std::vector<std::string> kMd5Header = {"NPU Name",    "Bench Name",       "NPU Dtype",
+                                             "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
+                                             "NPU MD5",     "BENCH MD5",        "Result"};
 
-struct Stats { double max, min, mean, norm; };
+struct Stats {
+  double max, min, mean, norm;
+};
 
 // A row of a statistics table: bench statistics b, NPU statistics b scaled by (1 + rel).
 std::vector<Cell> stats_row(const std::string& name, Stats b, double rel, bool nonfinite = false) {
@@ -35,10 +39,14 @@ std::vector<Cell> stats_row(const std::string& name, Stats b, double rel, bool n
   row[1] = Cell::str(name);
   row[2] = row[3] = Cell::str("torch.float32");
   row[4] = row[5] = Cell::str("[64, 64]");
-  row[14] = Cell::num(n.max); row[15] = Cell::num(n.min);
-  row[16] = Cell::num(n.mean); row[17] = Cell::num(n.norm);
-  row[18] = Cell::num(b.max); row[19] = Cell::num(b.min);
-  row[20] = Cell::num(b.mean); row[21] = Cell::num(b.norm);
+  row[14] = Cell::num(n.max);
+  row[15] = Cell::num(n.min);
+  row[16] = Cell::num(n.mean);
+  row[17] = Cell::num(n.norm);
+  row[18] = Cell::num(b.max);
+  row[19] = Cell::num(b.min);
+  row[20] = Cell::num(b.mean);
+  row[21] = Cell::num(b.norm);
   return row;
 }
 
@@ -123,9 +131,15 @@ TEST(CompareDivergence, Md5NamesFirstDifferentOutputWithEqualInputs) {
   t.mode = CompareMode::kMd5;
   t.header = kMd5Header;
   auto row = [](const std::string& name, const std::string& a, const std::string& b) {
-    return std::vector<Cell>{Cell::str(name), Cell::str(name), Cell::str("torch.float32"),
-                             Cell::str("torch.float32"), Cell::str("[2]"), Cell::str("[2]"),
-                             Cell::str(a), Cell::str(b), Cell::str(a == b ? "pass" : "Different")};
+    return std::vector<Cell>{Cell::str(name),
+                             Cell::str(name),
+                             Cell::str("torch.float32"),
+                             Cell::str("torch.float32"),
+                             Cell::str("[2]"),
+                             Cell::str("[2]"),
+                             Cell::str(a),
+                             Cell::str(b),
+                             Cell::str(a == b ? "pass" : "Different")};
   };
   t.rows = {row("Torch.a.0.forward.input.0", "aa", "aa"), row("Torch.a.0.forward.output.0", "bb", "bb"),
             row("Torch.b.0.forward.input.0", "bb", "bb"), row("Torch.b.0.forward.output.0", "cc", "cd"),
@@ -177,8 +191,14 @@ TEST(CompareDivergence, ApiInsideModuleBeforeModuleAndForwardBeforeBackward) {
 
 TEST(CompareDivergence, EarliestAcrossRanksFirst) {
   Suspect a, b;
-  a.name = "Torch.a.5.forward"; a.rank = 0; a.order = 50; a.tier = 0;
-  b.name = "Torch.b.2.forward"; b.rank = 1; b.order = 20; b.tier = 0;
+  a.name = "Torch.a.5.forward";
+  a.rank = 0;
+  a.order = 50;
+  a.tier = 0;
+  b.name = "Torch.b.2.forward";
+  b.rank = 1;
+  b.order = 20;
+  b.tier = 0;
   std::vector<Suspect> v{a, b};
   rank_suspects(&v);
   EXPECT_EQ(v[0].rank, 1);

@@ -48,17 +48,37 @@ std::string read_text(const std::string& path) {
 CompareTable statistics_table() {
   CompareTable t;
   t.mode = CompareMode::kStatistics;
-  t.header = {"NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-              "Max diff", "Min diff", "Mean diff", "L2norm diff", "MaxRelativeErr", "MinRelativeErr",
-              "MeanRelativeErr", "NormRelativeErr", "NPU max", "NPU min", "NPU mean", "NPU l2norm",
-              "Bench max", "Bench min", "Bench mean", "Bench l2norm", "Result", "Err_message"};
+  t.header = {"NPU Name",         "Bench Name",         "NPU Dtype",      "Bench Dtype",
+              "NPU Tensor Shape", "Bench Tensor Shape", "Max diff",       "Min diff",
+              "Mean diff",        "L2norm diff",        "MaxRelativeErr", "MinRelativeErr",
+              "MeanRelativeErr",  "NormRelativeErr",    "NPU max",        "NPU min",
+              "NPU mean",         "NPU l2norm",         "Bench max",      "Bench min",
+              "Bench mean",       "Bench l2norm",       "Result",         "Err_message"};
   auto row = [](const std::string& name, const std::string& result, double max_diff) {
-    std::vector<Cell> r = {Cell::str(name), Cell::str(name), Cell::str("torch.float32"), Cell::str("torch.float32"),
-                           Cell::str("[4, 8]"), Cell::str("[4, 8]"), Cell::num(max_diff), Cell::num(0),
-                           Cell::num(std::nan("")), Cell::num(INFINITY), Cell::str("14.1%"), Cell::str("N/A"),
-                           Cell::str("inf"), Cell::str("0.0%"), Cell::num(1.5), Cell::empty(), Cell::boolean(true),
-                           Cell::num(-INFINITY), Cell::num(0.30000000000000004), Cell::num(1e-300), Cell::num(-2),
-                           Cell::num(3), Cell::str(result), Cell::str("")};
+    std::vector<Cell> r = {Cell::str(name),
+                           Cell::str(name),
+                           Cell::str("torch.float32"),
+                           Cell::str("torch.float32"),
+                           Cell::str("[4, 8]"),
+                           Cell::str("[4, 8]"),
+                           Cell::num(max_diff),
+                           Cell::num(0),
+                           Cell::num(std::nan("")),
+                           Cell::num(INFINITY),
+                           Cell::str("14.1%"),
+                           Cell::str("N/A"),
+                           Cell::str("inf"),
+                           Cell::str("0.0%"),
+                           Cell::num(1.5),
+                           Cell::empty(),
+                           Cell::boolean(true),
+                           Cell::num(-INFINITY),
+                           Cell::num(0.30000000000000004),
+                           Cell::num(1e-300),
+                           Cell::num(-2),
+                           Cell::num(3),
+                           Cell::str(result),
+                           Cell::str("")};
     return r;
   };
   t.rows.push_back(row("Functional.linear.0.forward.input.0", "", 0.25));
@@ -95,11 +115,11 @@ TEST(CompareOutputXlsx, RoundTripsCellsAsOriginalWritesThem) {
   const auto& r = rows[2];
   EXPECT_TRUE(r[6].is_number());
   EXPECT_EQ(r[6].d, -0.5);
-  EXPECT_EQ(r[8].s, "nan\t");        // NaN number
-  EXPECT_EQ(r[9].s, "inf\t");        // inf number
-  EXPECT_EQ(r[12].s, "inf\t");       // the string "inf" too
-  EXPECT_EQ(r[15].s, "None");        // None
-  EXPECT_EQ(r[16].s, "True");        // bool
+  EXPECT_EQ(r[8].s, "nan\t");   // NaN number
+  EXPECT_EQ(r[9].s, "inf\t");   // inf number
+  EXPECT_EQ(r[12].s, "inf\t");  // the string "inf" too
+  EXPECT_EQ(r[15].s, "None");   // None
+  EXPECT_EQ(r[16].s, "True");   // bool
   EXPECT_EQ(r[17].s, "-inf\t");
   EXPECT_NEAR(r[18].d, 0.30000000000000004, 1e-16);
   EXPECT_EQ(r[19].d, 1e-300);
@@ -122,7 +142,8 @@ TEST(CompareOutputXlsx, RefusesSymlinkTargetAndRaggedRows) {
 
 TEST(CompareOutputXlsx, PandasSheetsKeepOrderAndBlanks) {
   TempDir dir;
-  PlainSheet a{"Max diff", {"NPU Name", "rank0", "rank1"},
+  PlainSheet a{"Max diff",
+               {"NPU Name", "rank0", "rank1"},
                {{Cell::str("x.0.forward.output.0"), Cell::num(1.25), Cell::empty()},
                 {Cell::str("x.1.forward.output.0"), Cell::str("0.5%"), Cell::num(-3)}}};
   PlainSheet b{"NormRelativeErr", {"NPU Name", "rank0"}, {{Cell::str("y"), Cell::str("1%")}}};
@@ -176,19 +197,21 @@ TEST(CompareOutputAdvisor, NoFailingRowAndTensorAndMd5Modes) {
   AdvisorResult r = analyze_compare_table(t);
   EXPECT_FALSE(r.found);
   EXPECT_EQ(advisor_lines(r)[0], "Line: NA");
-  EXPECT_EQ(advisor_lines(r)[2], "Expert Advice: All data in comparison result meets the accuracy requirements.");
+  EXPECT_EQ(advisor_lines(r)[2],
+            "Expert Advice: All data in comparison result meets the accuracy requirements.");
 
   CompareTable md5;
-  md5.header = {"NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-                "NPU MD5", "BENCH MD5", "Result"};
+  md5.header = {"NPU Name",           "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape",
+                "Bench Tensor Shape", "NPU MD5",    "BENCH MD5", "Result"};
   md5.rows = {{Cell::str("a.0.forward.input.0"), Cell::str("Nan"), Cell::str("t"), Cell::str("Nan"),
                Cell::str("[1]"), Cell::str("Nan"), Cell::str("x"), Cell::str("Nan"), Cell::str("Nan")},
-              {Cell::str("a.0.forward.output.0"), Cell::str("b"), Cell::str("t"), Cell::str("t"), Cell::str("[1]"),
-               Cell::str("[1]"), Cell::str("1"), Cell::str("2"), Cell::str("Different")}};
+              {Cell::str("a.0.forward.output.0"), Cell::str("b"), Cell::str("t"), Cell::str("t"),
+               Cell::str("[1]"), Cell::str("[1]"), Cell::str("1"), Cell::str("2"), Cell::str("Different")}};
   r = analyze_compare_table(md5);
   EXPECT_EQ(r.line, "1");
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_EQ(r.warnings[0], "The tensor name matches but the shape or dtype does not match: a.0.forward.input.0");
+  EXPECT_EQ(r.warnings[0],
+            "The tensor name matches but the shape or dtype does not match: a.0.forward.input.0");
 
   CompareTable bad;
   bad.header = {"NPU Name", "Whatever"};

@@ -28,8 +28,7 @@ namespace {
 
 JsonValue js(const std::string& text) { return parse_json(text, "test"); }
 
-std::string tensor(const char* dtype, const char* shape, double mx, double mn, double mean,
-                   double norm) {
+std::string tensor(const char* dtype, const char* shape, double mx, double mn, double mean, double norm) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "{\"type\": \"torch.Tensor\", \"dtype\": \"%s\", \"shape\": %s, \"Max\": %.17g, "
@@ -89,11 +88,15 @@ TEST(CompareNames, NameAndState) {
 }
 
 TEST(CompareNames, ReadOpNamesLeavesAs121) {
-  const JsonValue rec = js(
-      "{\"input_args\": [" + t32() + ", [" + t32() + ", {\"type\": \"int\", \"value\": 3}], null, [],"
-      " {\"type\": \"torch.Size\", \"value\": [2, 3]}, {\"type\": \"slice\", \"value\": [1, null, 2]}],"
-      " \"input_kwargs\": {\"weight\": " + t32() + ", \"flag\": {\"type\": \"bool\", \"value\": true}},"
-      " \"output\": [" + t32() + "], \"parameters\": {\"bias\": " + t32() + "}}");
+  const JsonValue rec =
+      js("{\"input_args\": [" + t32() + ", [" + t32() +
+         ", {\"type\": \"int\", \"value\": 3}], null, [],"
+         " {\"type\": \"torch.Size\", \"value\": [2, 3]}, {\"type\": \"slice\", \"value\": [1, null, 2]}],"
+         " \"input_kwargs\": {\"weight\": " +
+         t32() +
+         ", \"flag\": {\"type\": \"bool\", \"value\": true}},"
+         " \"output\": [" +
+         t32() + "], \"parameters\": {\"bias\": " + t32() + "}}");
   auto items = read_op(rec, "Functional.f.0.forward");
   std::vector<std::string> names;
   for (const auto& i : items) names.push_back(i.full_op_name);
@@ -145,7 +148,9 @@ TEST(CompareNames, FormulaInjectionBlacklist) {
   EXPECT_TRUE(is_blacklisted_string("-1"));
   EXPECT_TRUE(is_blacklisted_string("=SUM(A1)"));
   EXPECT_TRUE(is_blacklisted_string("a;@b"));
-  EXPECT_TRUE(is_blacklisted_string("\xEF\xBC\x8B" "x"));  // full-width plus
+  EXPECT_TRUE(
+      is_blacklisted_string("\xEF\xBC\x8B"
+                            "x"));  // full-width plus
   EXPECT_FALSE(is_blacklisted_string("a-b"));
   EXPECT_FALSE(is_blacklisted_string("torch.float32"));
   EXPECT_THROW(check_entry_name("@api"), InvalidInput);
@@ -154,14 +159,16 @@ TEST(CompareNames, FormulaInjectionBlacklist) {
   EXPECT_THROW(check_entry_strings(js("{\"output\": [{\"type\": \"t\", \"shape\": 3}]}"), "X"), InvalidInput);
   EXPECT_THROW(check_entry_strings(js("{\"output\": [{\"type\": \"t\", \"requires_grad\": 1}]}"), "X"),
                InvalidInput);
-  EXPECT_NO_THROW(check_entry_strings(js("{\"parameters\": {\"w\": {\"type\": \"str\", \"value\": \"-x\"}}}"), "X"));
+  EXPECT_NO_THROW(
+      check_entry_strings(js("{\"parameters\": {\"w\": {\"type\": \"str\", \"value\": \"-x\"}}}"), "X"));
   EXPECT_THROW(check_stack_strings(js("{\"a\": 1}"), "X"), InvalidInput);
 }
 
 TEST(CompareNames, ReorderPutsParametersBeforeOutputs) {
-  MergedOp op = entry("M.forward.0", api(t32(1), t32(2)) .substr(0, 0) +
-                      "{\"input_args\": [" + t32(1) + "], \"output\": [" + t32(2) +
-                      "], \"parameters\": {\"w\": " + t32(3) + "}}").op;
+  MergedOp op =
+      entry("M.forward.0", api(t32(1), t32(2)).substr(0, 0) + "{\"input_args\": [" + t32(1) +
+                               "], \"output\": [" + t32(2) + "], \"parameters\": {\"w\": " + t32(3) + "}}")
+          .op;
   std::vector<std::string> order;
   for (size_t i : reordered_leaves(op)) order.push_back(op.op_name[i]);
   EXPECT_EQ(order, (std::vector<std::string>{"M.forward.0.input.0", "M.forward.0.parameters.w",
@@ -178,8 +185,7 @@ TEST(ComparePythonText, ReprAndStr) {
   EXPECT_EQ(py_float_repr(123456789.125), "123456789.125");
   EXPECT_EQ(py_str_repr("it's"), "\"it's\"");
   EXPECT_EQ(py_str_repr("a\nb'\"\\"), "'a\\nb\\'\"\\\\'");
-  EXPECT_EQ(py_str(js("[1, 2.5, null, true, \"x\", {\"k\": [1]}]")),
-            "[1, 2.5, None, True, 'x', {'k': [1]}]");
+  EXPECT_EQ(py_str(js("[1, 2.5, null, true, \"x\", {\"k\": [1]}]")), "[1, 2.5, None, True, 'x', {'k': [1]}]");
   EXPECT_TRUE(py_equal(js("[4, 8]"), js("[4.0, 8]")));
   EXPECT_FALSE(py_equal(js("[4, 8]"), js("\"[4, 8]\"")));
   EXPECT_EQ(np_shape_str(js("[[1, 2], [3, 4], [5, 6]]")), "(3, 2)");
@@ -220,10 +226,10 @@ TEST(CompareSummaryDiff, DiffsRelativeErrorsAndWarning) {
   EXPECT_TRUE(apply_summary_diff(row, n, b));  // Min: |1-0| / (1 + 1e-10) > 0.5
   EXPECT_EQ(cell_str(row[6]), "1.0");
   EXPECT_EQ(cell_str(row[10]), "100.0%");
-  EXPECT_EQ(cell_str(row[7]), "1");          // int - int stays an int
-  EXPECT_EQ(cell_str(row[11]), "N/A");       // bench 0
+  EXPECT_EQ(cell_str(row[7]), "1");     // int - int stays an int
+  EXPECT_EQ(cell_str(row[11]), "N/A");  // bench 0
   EXPECT_EQ(cell_str(row[12]), "0.0%");
-  EXPECT_EQ(cell_str(row[9]), "N/A");        // bools are not numbers
+  EXPECT_EQ(cell_str(row[9]), "N/A");  // bools are not numbers
   EXPECT_EQ(cell_str(row[13]), "N/A");
 }
 
@@ -277,9 +283,10 @@ TEST(CompareRows, StackGoesOnTheFirstInputRow) {
 }
 
 TEST(CompareRows, TensorRowsCarryTheDataName) {
-  ParsedEntry n = entry("T.a.0.forward", "{\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
-                                         "\"torch.float32\", \"shape\": [2], \"Max\": NaN, \"Min\": 1, "
-                                         "\"Mean\": 1, \"Norm\": 1, \"data_name\": \"T.a.0.forward.input.0.pt\"}]}");
+  ParsedEntry n = entry("T.a.0.forward",
+                        "{\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": "
+                        "\"torch.float32\", \"shape\": [2], \"Max\": NaN, \"Min\": 1, "
+                        "\"Mean\": 1, \"Norm\": 1, \"data_name\": \"T.a.0.forward.input.0.pt\"}]}");
   std::vector<Row> rows;
   append_matched_rows(rows, n.op, n.op, CompareMode::kTensor);
   append_unmatched_rows(rows, n.op, CompareMode::kTensor);
@@ -312,7 +319,8 @@ TEST(CompareOrderedMatch, DtypeGroups) {
   ParsedEntry c = entry("T.a.0.forward", api(t32(1, "[2]"), t32()));
   EXPECT_FALSE(same_struct(a.op, c.op, CompareMode::kStatistics));
   // no inputs: only an exact struct matches
-  ParsedEntry d = entry("T.d.0.forward", "{\"output\": [" + tensor("torch.float16", "[4]", 1, 1, 1, 1) + "]}");
+  ParsedEntry d =
+      entry("T.d.0.forward", "{\"output\": [" + tensor("torch.float16", "[4]", 1, 1, 1, 1) + "]}");
   ParsedEntry e = entry("T.d.0.forward", "{\"output\": [" + t32() + "]}");
   EXPECT_FALSE(same_struct(d.op, e.op, CompareMode::kStatistics));
 }
@@ -334,9 +342,9 @@ TEST(CompareOrderedMatch, ExtraNpuOpIsUnmatched) {
   std::vector<Row> rows;
   ordered_match(n, b, {}, rows);
   EXPECT_EQ(col(rows, 0)[2], "T.x.0.forward.input.0");
-  EXPECT_EQ(col(rows, 1), (std::vector<std::string>{"T.a.0.forward.input.0", "T.a.0.forward.output.0",
-                                                    "N/A", "N/A", "T.b.0.forward.input.0",
-                                                    "T.b.0.forward.output.0"}));
+  EXPECT_EQ(col(rows, 1),
+            (std::vector<std::string>{"T.a.0.forward.input.0", "T.a.0.forward.output.0", "N/A", "N/A",
+                                      "T.b.0.forward.input.0", "T.b.0.forward.output.0"}));
 }
 
 TEST(CompareOrderedMatch, SwappedOpsLeaveOneUnmatched) {
@@ -348,8 +356,8 @@ TEST(CompareOrderedMatch, SwappedOpsLeaveOneUnmatched) {
   ordered_match(n, b, {}, rows);
   EXPECT_EQ(col(rows, 0), (std::vector<std::string>{"T.a.0.forward.input.0", "T.a.0.forward.output.0",
                                                     "T.b.0.forward.input.0", "T.b.0.forward.output.0"}));
-  EXPECT_EQ(col(rows, 1), (std::vector<std::string>{"N/A", "N/A", "T.b.0.forward.input.0",
-                                                    "T.b.0.forward.output.0"}));
+  EXPECT_EQ(col(rows, 1),
+            (std::vector<std::string>{"N/A", "N/A", "T.b.0.forward.input.0", "T.b.0.forward.output.0"}));
 }
 
 TEST(CompareOrderedMatch, EmptyEntryStopsTheRead) {
@@ -409,9 +417,7 @@ TEST(CompareModes, DetectedFromTaskAndMd5) {
 // MindSpore join and data mapping
 
 TEST(CompareJoinedMatch, GroupsByKeyAndShape) {
-  auto ms = [](const char* dtype, const char* shape, double v) {
-    return tensor(dtype, shape, v, v, v, v);
-  };
+  auto ms = [](const char* dtype, const char* shape, double v) { return tensor(dtype, shape, v, v, v, v); };
   ParsedDump n = dump({entry("F.a.0.forward", api(ms("Float32", "[4]", 2), ms("Float32", "[4]", 0))),
                        entry("F.b.0.forward", api(ms("Float32", "[2]", 1), ms("Float32", "[3]", 1)))});
   ParsedDump b = dump({entry("F.b.0.forward", api(ms("BFloat16", "[2]", 1), ms("Float32", "[5]", 1))),
@@ -420,14 +426,14 @@ TEST(CompareJoinedMatch, GroupsByKeyAndShape) {
   JoinedMatchOptions opt;
   joined_match(n, b, opt, rows);
   ASSERT_EQ(rows.size(), 4u);
-  EXPECT_EQ(col(rows, 1), (std::vector<std::string>{"F.a.0.forward.input.0", "F.a.0.forward.output.0",
-                                                    "N/A", "N/A"}));  // Float32 vs BFloat16; [3] vs [5]
+  EXPECT_EQ(col(rows, 1), (std::vector<std::string>{"F.a.0.forward.input.0", "F.a.0.forward.output.0", "N/A",
+                                                    "N/A"}));  // Float32 vs BFloat16; [3] vs [5]
   EXPECT_EQ(cell_str(rows[0][6]), "1.0");
   EXPECT_EQ(cell_str(rows[0][10]), "100.0%");
   EXPECT_EQ(cell_str(rows[1][10]), "Nan");  // bench 0: "Nan", not "N/A" as in PyTorch
   EXPECT_EQ(cell_str(rows[2][23]), "No bench data matched.");
   EXPECT_EQ(cell_str(rows[2][22]), "N/A");
-  EXPECT_EQ(cell_str(rows[0][22]), "");      // one statistic over the threshold is not enough
+  EXPECT_EQ(cell_str(rows[0][22]), "");  // one statistic over the threshold is not enough
 }
 
 TEST(CompareMappedMatch, RowsInMappingOrder) {
@@ -481,7 +487,8 @@ TEST(CompareHighlight, OneThousandthRed) {
                                 {"A.a.0.forward.input.0", "A.a.0.forward.output.0"});
   apply_highlight(t);
   EXPECT_EQ(t.fills, (std::vector<Fill>{Fill::kNone, Fill::kRed}));
-  EXPECT_EQ(err(t, 1), "The input/parameters's one thousandth err ratio exceeds 0.9, while the output's is below 0.6");
+  EXPECT_EQ(err(t, 1),
+            "The input/parameters's one thousandth err ratio exceeds 0.9, while the output's is below 0.6");
 }
 
 TEST(CompareHighlight, YellowRulesAndRepeatedMessages) {
@@ -527,7 +534,8 @@ TEST(CompareHighlight, StatisticsMaxRelativeDiff) {
   t.rows[1][header_index(t.mode, k::kErrorMessage)] = Cell::str("");
   apply_highlight(t);
   EXPECT_EQ(t.fills[1], Fill::kYellow);
-  EXPECT_EQ(err(t, 1), "The output's maximum relative error exceeds 0.1, while the input/parameters's is below 0.01");
+  EXPECT_EQ(err(t, 1),
+            "The output's maximum relative error exceeds 0.1, while the input/parameters's is below 0.01");
 }
 
 TEST(CompareHighlight, Md5HasNone) {

@@ -69,8 +69,8 @@ TEST(CompareTensorMetrics, RelativeErrorRatiosAndMaxima) {
   expect_num(m.one_thousandth, 0.5);     // 5e-4 and 0 are below 0.001
   expect_num(m.five_thousandths, 0.75);  // 2e-3 too
   const double dot = 1.0005 + 2 * 2.004 + 4 * 4.04 + 64;
-  const double cos = dot / (std::sqrt(1.0005 * 1.0005 + 2.004 * 2.004 + 4.04 * 4.04 + 64) *
-                            std::sqrt(1 + 4 + 16 + 64.0));
+  const double cos =
+      dot / (std::sqrt(1.0005 * 1.0005 + 2.004 * 2.004 + 4.04 * 4.04 + 64) * std::sqrt(1 + 4 + 16 + 64.0));
   expect_num(m.cosine, py_round(format_value(cos), 6));  // > 0.9999: rounded to 6 decimals
 }
 
@@ -78,8 +78,8 @@ TEST(CompareTensorMetrics, EmptyTensor) {
   std::vector<float> a;
   TensorMetrics m = compare_tensor_data(view(a, DType::kFloat32, {0}), view(a, DType::kFloat32, {0}));
   EXPECT_EQ(m.err_msg, "This is empty data, can not compare.");
-  for (const Cell* c : {&m.cosine, &m.max_abs_err, &m.max_relative_err, &m.one_thousandth,
-                        &m.five_thousandths}) {
+  for (const Cell* c :
+       {&m.cosine, &m.max_abs_err, &m.max_relative_err, &m.one_thousandth, &m.five_thousandths}) {
     expect_num(*c, 0);
     EXPECT_TRUE(c->is_int);
   }
@@ -107,8 +107,9 @@ TEST(CompareTensorMetrics, ZeroDimNanIsNotZeroed) {
   expect_str(m.max_relative_err, "Nan");
   EXPECT_NE(m.err_msg.find("Cannot compare by MaxAbsError, the data contains nan/inf/-inf in dump data."),
             std::string::npos);
-  EXPECT_NE(m.err_msg.find("Cannot compare by MaxRelativeError, the data contains nan/inf/-inf in dump data."),
-            std::string::npos);
+  EXPECT_NE(
+      m.err_msg.find("Cannot compare by MaxRelativeError, the data contains nan/inf/-inf in dump data."),
+      std::string::npos);
 }
 
 TEST(CompareTensorMetrics, ZeroDimIntegersWrapInTheirType) {
@@ -246,11 +247,11 @@ TEST(CompareTensorMetrics, UnreadableData) {
 TEST(CompareAccuracyVerdict, Thresholds) {
   auto v = [](double cos, double err) { return accuracy_verdict(Cell::num(cos), Cell::num(err)).s; };
   EXPECT_EQ(v(0.995, 0.5), "Yes");
-  EXPECT_EQ(v(0.98, 0.0005), "Yes");   // cos < 0.99 but MaxAbsErr <= 0.001
-  EXPECT_EQ(v(0.98, 0.002), "No");     // cos < 0.99 and MaxAbsErr > 0.001
-  EXPECT_EQ(v(0.89, 0.0), "No");       // cos < 0.9
-  EXPECT_EQ(v(1.0, 1.5), "No");        // MaxAbsErr > 1
-  EXPECT_EQ(v(kNaN, 0.5), "Yes");      // NaN compares false everywhere
+  EXPECT_EQ(v(0.98, 0.0005), "Yes");  // cos < 0.99 but MaxAbsErr <= 0.001
+  EXPECT_EQ(v(0.98, 0.002), "No");    // cos < 0.99 and MaxAbsErr > 0.001
+  EXPECT_EQ(v(0.89, 0.0), "No");      // cos < 0.9
+  EXPECT_EQ(v(1.0, 1.5), "No");       // MaxAbsErr > 1
+  EXPECT_EQ(v(kNaN, 0.5), "Yes");     // NaN compares false everywhere
   EXPECT_EQ(accuracy_verdict(Cell::str("Nan"), Cell::num(2)).s, "No");
   EXPECT_EQ(accuracy_verdict(Cell::str("None"), Cell::num(0)).s, "None");
   EXPECT_EQ(accuracy_verdict(Cell::num(1), Cell::str("N/A")).s, "No");

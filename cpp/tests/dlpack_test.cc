@@ -19,7 +19,7 @@ TEST(DLPack, ViewOfAHostTensorWithOffsetAndStrides) {
   EXPECT_EQ(v.data, static_cast<const void*>(data + 2));
   EXPECT_EQ(v.shape, (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(v.strides, (std::vector<int64_t>{1, 2}));
-  t.strides = nullptr;  // contiguous
+  t.strides = nullptr;       // contiguous
   t.device.device_type = 2;  // CUDA memory: not readable here
   ASSERT_TRUE(view_from_dlpack(t, v, on_cpu));
   EXPECT_TRUE(v.strides.empty());
@@ -32,8 +32,11 @@ TEST(DLPack, UnsupportedDtypesAndVersions) {
   TensorView v;
   bool on_cpu = false;
   EXPECT_FALSE(view_from_dlpack(t, v, on_cpu));
-  EXPECT_EQ(unsupported_dlpack_dtype(t, "").rfind("unsupported tensor dtype DLPack type code 1 with 16 bits", 0), 0u);
-  EXPECT_EQ(unsupported_dlpack_dtype(t, "torch.uint16").rfind("unsupported tensor dtype torch.uint16:", 0), 0u);
+  EXPECT_EQ(
+      unsupported_dlpack_dtype(t, "").rfind("unsupported tensor dtype DLPack type code 1 with 16 bits", 0),
+      0u);
+  EXPECT_EQ(unsupported_dlpack_dtype(t, "torch.uint16").rfind("unsupported tensor dtype torch.uint16:", 0),
+            0u);
   t.dtype = {6, 8, 1};
   ASSERT_TRUE(view_from_dlpack(t, v, on_cpu));
   EXPECT_EQ(v.dtype, DType::kBool);

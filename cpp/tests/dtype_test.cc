@@ -15,9 +15,9 @@ using namespace msprobe;
 
 namespace {
 
-const DType kAll[] = {DType::kBool,     DType::kUInt8,    DType::kInt8,      DType::kInt16,
-                      DType::kInt32,    DType::kInt64,    DType::kFloat16,   DType::kBFloat16,
-                      DType::kFloat32,  DType::kFloat64,  DType::kComplex64, DType::kComplex128};
+const DType kAll[] = {DType::kBool,    DType::kUInt8,   DType::kInt8,      DType::kInt16,
+                      DType::kInt32,   DType::kInt64,   DType::kFloat16,   DType::kBFloat16,
+                      DType::kFloat32, DType::kFloat64, DType::kComplex64, DType::kComplex128};
 
 uint32_t bits(float f) {
   uint32_t u;
@@ -89,8 +89,8 @@ TEST(DType, NameAliases) {
 }
 
 TEST(DType, UnknownNamesThrow) {
-  for (const char* bad : {"", "torch.", "float8", "torch.float8_e4m3fn", "torch.uint16",
-                          "complex32", "int", "float", "Float33", "torch.float32 "}) {
+  for (const char* bad : {"", "torch.", "float8", "torch.float8_e4m3fn", "torch.uint16", "complex32", "int",
+                          "float", "Float33", "torch.float32 "}) {
     EXPECT_THROW(dtype_from_name(bad), InvalidInput) << bad;
   }
   try {

@@ -100,7 +100,8 @@ TEST(DumpConfig, Task) {
   EXPECT_HAS(err(R"({"task": null})"), "got null");
   // run_ut is PyTorch only.
   EXPECT_HAS(err(R"({"task": "run_ut"})", Framework::kMindSpore),
-             "\"task\" must be one of tensor, statistics, overflow_check, free_benchmark, grad_probe, got \"run_ut\"");
+             "\"task\" must be one of tensor, statistics, overflow_check, free_benchmark, grad_probe, got "
+             "\"run_ut\"");
   for (const char* t : {"tensor", "statistics", "overflow_check", "free_benchmark", "run_ut", "grad_probe"}) {
     EXPECT_EQ(cfg(std::string("{\"task\": \"") + t + "\"}").task, t);
   }
@@ -131,9 +132,12 @@ TEST(DumpConfig, RankAndStep) {
   EXPECT_EQ(c.rank, (std::vector<int64_t>{0, 1, 2, 3}));
   EXPECT_EQ(c.step, (std::vector<int64_t>{0, 5, 6, 7}));
   EXPECT_EQ(cfg(R"({"step": [1000000]})").step, (std::vector<int64_t>{1000000}));
-  EXPECT_HAS(err(R"({"rank": "0"})"), "c.json: \"rank\" must be a list of integers in 0..1000000 and \"a-b\"");
+  EXPECT_HAS(err(R"({"rank": "0"})"),
+             "c.json: \"rank\" must be a list of integers in 0..1000000 and \"a-b\"");
   EXPECT_HAS(err(R"({"rank": 0})"), "\"rank\" must be a list");
-  EXPECT_HAS(err(R"({"step": ["3"]})"), "\"step[0]\" must be an integer in 0..1000000 or an \"a-b\" range string with a <= b, got \"3\"");
+  EXPECT_HAS(
+      err(R"({"step": ["3"]})"),
+      "\"step[0]\" must be an integer in 0..1000000 or an \"a-b\" range string with a <= b, got \"3\"");
   EXPECT_HAS(err(R"({"step": ["3-1"]})"), "got \"3-1\"");
   EXPECT_HAS(err(R"({"step": [true]})"), "\"step[0]\" must be an integer");
   EXPECT_HAS(err(R"({"step": [1.0]})"), "got 1.0");
@@ -149,7 +153,8 @@ TEST(DumpConfig, RankAndStep) {
 }
 
 TEST(DumpConfig, ParseIntRangesPublic) {
-  EXPECT_EQ(parse_int_ranges(parse_json(R"(["2-4", 3, 9])", "x"), "step"), (std::vector<int64_t>{2, 3, 4, 9}));
+  EXPECT_EQ(parse_int_ranges(parse_json(R"(["2-4", 3, 9])", "x"), "step"),
+            (std::vector<int64_t>{2, 3, 4, 9}));
   try {
     parse_int_ranges(parse_json("\"0\"", "x"), "rank");
     FAIL();
@@ -176,7 +181,8 @@ TEST(DumpConfig, OnlyEffectiveTaskSectionValidated) {
   EXPECT_EQ(err(text), "<ok>");
   ConfigOverrides ov;
   ov.task = "tensor";
-  EXPECT_HAS(err(text, Framework::kPyTorch, ov), "\"tensor.data_mode[0]\" must be one of all, input, output, forward, backward, got \"bogus\"");
+  EXPECT_HAS(err(text, Framework::kPyTorch, ov),
+             "\"tensor.data_mode[0]\" must be one of all, input, output, forward, backward, got \"bogus\"");
   // The same rule for MindSpore (deliberate: the override chooses the section).
   EXPECT_HAS(err(text, Framework::kMindSpore, ov), "\"tensor.data_mode[0]\"");
 }
@@ -184,7 +190,8 @@ TEST(DumpConfig, OnlyEffectiveTaskSectionValidated) {
 TEST(DumpConfig, SectionsAreNotInherited) {
   ConfigOverrides ov;
   ov.task = "tensor";
-  DumpConfig c = cfg(R"({"statistics": {"list": ["relu"]}, "tensor": {"file_format": "bin"}})", Framework::kPyTorch, ov);
+  DumpConfig c =
+      cfg(R"({"statistics": {"list": ["relu"]}, "tensor": {"file_format": "bin"}})", Framework::kPyTorch, ov);
   EXPECT_TRUE(c.list.empty());
   EXPECT_EQ(c.file_format, "bin");
 }
@@ -193,32 +200,43 @@ TEST(DumpConfig, DataMode) {
   auto dm = [](const std::string& modes) { return "{\"statistics\": {\"data_mode\": " + modes + "}}"; };
   EXPECT_EQ(cfg(dm(R"(["forward", "input"])")).data_mode, (std::vector<std::string>{"forward", "input"}));
   EXPECT_EQ(cfg(dm(R"(["input", "output", "forward", "backward"])")).data_mode.size(), 4u);
-  EXPECT_HAS(err(dm("[]")), "\"statistics.data_mode\" must hold at least one of all, input, output, forward, backward, got []");
-  EXPECT_HAS(err(dm("\"all\"")), "\"statistics.data_mode\" must be a list drawn from all, input, output, forward, backward, got \"all\"");
+  EXPECT_HAS(
+      err(dm("[]")),
+      "\"statistics.data_mode\" must hold at least one of all, input, output, forward, backward, got []");
+  EXPECT_HAS(err(dm("\"all\"")),
+             "\"statistics.data_mode\" must be a list drawn from all, input, output, forward, backward, got "
+             "\"all\"");
   EXPECT_HAS(err(dm(R"(["all", "input"])")), "\"statistics.data_mode\" may hold \"all\" only on its own");
   EXPECT_HAS(err(dm(R"(["input", "input"])")), "\"statistics.data_mode\" must not repeat an item");
   EXPECT_HAS(err(dm(R"(["input", "output", "forward", "backward", "input"])")), "cannot exceed 4");
-  EXPECT_HAS(err(dm(R"(["Input"])")), "\"statistics.data_mode[0]\" must be one of all, input, output, forward, backward, got \"Input\"");
+  EXPECT_HAS(
+      err(dm(R"(["Input"])")),
+      "\"statistics.data_mode[0]\" must be one of all, input, output, forward, backward, got \"Input\"");
   EXPECT_HAS(err(dm(R"([1])")), "\"statistics.data_mode[0]\"");
 }
 
 TEST(DumpConfig, DataModeMindSporeL2) {
   const std::string text = R"({"level": "L2", "statistics": {"data_mode": ["forward"]}})";
-  EXPECT_HAS(err(text, Framework::kMindSpore), "must be exactly one of all, input, output when \"level\" is L2");
-  EXPECT_EQ(cfg(R"({"level": "L2", "statistics": {"data_mode": ["input"]}})", Framework::kMindSpore).data_mode,
-            std::vector<std::string>{"input"});
+  EXPECT_HAS(err(text, Framework::kMindSpore),
+             "must be exactly one of all, input, output when \"level\" is L2");
+  EXPECT_EQ(
+      cfg(R"({"level": "L2", "statistics": {"data_mode": ["input"]}})", Framework::kMindSpore).data_mode,
+      std::vector<std::string>{"input"});
 }
 
 TEST(DumpConfig, SummaryMode) {
-  EXPECT_HAS(err(R"({"statistics": {"summary_mode": "max"}})"), "\"statistics.summary_mode\" must be one of statistics, md5, got \"max\"");
-  EXPECT_HAS(err(R"({"statistics": {"summary_mode": ["max"]}})"), "must be one of statistics, md5, got [\"max\"]");
+  EXPECT_HAS(err(R"({"statistics": {"summary_mode": "max"}})"),
+             "\"statistics.summary_mode\" must be one of statistics, md5, got \"max\"");
+  EXPECT_HAS(err(R"({"statistics": {"summary_mode": ["max"]}})"),
+             "must be one of statistics, md5, got [\"max\"]");
   DumpConfig m = cfg(R"({"statistics": {"summary_mode": ["max", "md5"]}})", Framework::kMindSpore);
   EXPECT_EQ(m.summary_mode_list, (std::vector<std::string>{"max", "md5"}));
   EXPECT_EQ(cfg(R"({"statistics": {"summary_mode": []}})", Framework::kMindSpore).summary_mode_list,
             (std::vector<std::string>{"max", "min", "mean", "l2norm"}));
   EXPECT_HAS(err(R"({"statistics": {"summary_mode": ["norm"]}})", Framework::kMindSpore),
              "\"statistics.summary_mode[0]\" must be one of md5, max, min, mean, l2norm, got \"norm\"");
-  EXPECT_HAS(err(R"({"statistics": {"summary_mode": ["max", "max"]}})", Framework::kMindSpore), "must not repeat");
+  EXPECT_HAS(err(R"({"statistics": {"summary_mode": ["max", "max"]}})", Framework::kMindSpore),
+             "must not repeat");
   EXPECT_HAS(err(R"({"statistics": {"summary_mode": "xor"}})", Framework::kMindSpore),
              "must be one of statistics, md5, or a list drawn from md5, max, min, mean, l2norm");
 }
@@ -236,19 +254,25 @@ TEST(DumpConfig, OverflowCheck) {
   EXPECT_EQ(cfg(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": 3}})").overflow_nums, 3);
   EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": -2}})"),
              "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer >= 0 (0 means 1), got -2");
-  EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": true}})"),
-             "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer >= 0 (0 means 1), got true");
-  EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": 1.5}})", Framework::kMindSpore),
-             "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer > 0, got 1.5");
+  EXPECT_HAS(
+      err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": true}})"),
+      "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer >= 0 (0 means 1), got true");
+  EXPECT_HAS(
+      err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": 1.5}})", Framework::kMindSpore),
+      "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer > 0, got 1.5");
   // MindSpore's overflow_check ignores data_mode (1.2.1 forces ["all"]); PyTorch honours it.
   EXPECT_EQ(cfg(R"({"task": "overflow_check", "overflow_check": {"data_mode": ["nonsense"]}})",
-                Framework::kMindSpore).data_mode, std::vector<std::string>{"all"});
+                Framework::kMindSpore)
+                .data_mode,
+            std::vector<std::string>{"all"});
   EXPECT_EQ(cfg(R"({"task": "overflow_check", "overflow_check": {"data_mode": ["forward"]}})").data_mode,
             std::vector<std::string>{"forward"});
-  EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": "1"}})"),
-             "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer >= 0 (0 means 1), got \"1\"");
-  EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": 0}})", Framework::kMindSpore),
-             "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer > 0, got 0");
+  EXPECT_HAS(
+      err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": "1"}})"),
+      "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer >= 0 (0 means 1), got \"1\"");
+  EXPECT_HAS(
+      err(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": 0}})", Framework::kMindSpore),
+      "\"overflow_check.overflow_nums\" must be -1 (no limit) or an integer > 0, got 0");
   EXPECT_HAS(err(R"({"task": "overflow_check", "overflow_check": {"check_mode": "vector"}})"),
              "\"overflow_check.check_mode\" must be one of all, aicore, atomic, got \"vector\"");
 }
@@ -264,10 +288,12 @@ TEST(DumpConfig, ScopeByLevel) {
   EXPECT_EQ(err(sc("mix", R"(["Module.conv1.Conv2d.forward.0", "Torch.add.0.forward"])")), "<ok>");
   EXPECT_HAS(err(sc("L1", mod2)), "\"statistics.scope[0]\" must be an API name when \"level\" is L1");
   EXPECT_HAS(err(sc("L0", api2)), "\"statistics.scope[0]\" must be a module name when \"level\" is L0");
-  EXPECT_HAS(err(sc("mix", R"(["relu", "Torch.add.0.forward"])")), "\"statistics.scope[0]\" must be an API name");
+  EXPECT_HAS(err(sc("mix", R"(["relu", "Torch.add.0.forward"])")),
+             "\"statistics.scope[0]\" must be an API name");
   EXPECT_HAS(err(sc("L1", R"(["Functional.linear.1.forward"])")),
              "\"statistics.scope\" must be empty or hold exactly 2 names");
-  EXPECT_HAS(err(sc("L1", R"("Functional.linear.1.forward")")), "\"statistics.scope\" must be a list of strings");
+  EXPECT_HAS(err(sc("L1", R"("Functional.linear.1.forward")")),
+             "\"statistics.scope\" must be a list of strings");
   EXPECT_HAS(err(sc("L1", R"([1, 2])")), "\"statistics.scope[0]\" must be a string, got 1");
   EXPECT_HAS(err(sc("L1", R"(["Functional.linear.1.forward", "Tensor.add.x.forward"])")),
              "\"statistics.scope[1]\"");
@@ -285,93 +311,121 @@ TEST(DumpConfig, ScopeNamePatterns) {
   auto l0 = [](const std::string& a) {
     return err("{\"level\": \"L0\", \"statistics\": {\"scope\": [\"" + a + "\", \"Cell.x.X.forward.0\"]}}");
   };
-  for (const char* ok : {"Functional.linear.1.forward", "MintFunctional.relu.0.backward", "Mint.add.3.forward",
-                         "Aten.add.Tensor.0.forward", "Tensor.__getitem__.12.backward", "Torch..0.forward",
-                         "Jit.AlexNet.1.forward", "Distributed.all_reduce.0.forward"}) {
+  for (const char* ok : {"Functional.linear.1.forward", "MintFunctional.relu.0.backward",
+                         "Mint.add.3.forward", "Aten.add.Tensor.0.forward", "Tensor.__getitem__.12.backward",
+                         "Torch..0.forward", "Jit.AlexNet.1.forward", "Distributed.all_reduce.0.forward"}) {
     EXPECT_EQ(l1(ok), "<ok>") << ok;
   }
-  for (const char* bad : {"Torch.0.forward", "Torch.add.forward", "Torch.add.0.forwards", "Torch.add.x0.forward",
-                          "torch.add.0.forward", "Mintx.add.0.forward", "Torch.add.0.", "Torch", "Torch.add.0.forward\\n",
-                          "Module.a.A.forward.0"}) {
+  for (const char* bad : {"Torch.0.forward", "Torch.add.forward", "Torch.add.0.forwards",
+                          "Torch.add.x0.forward", "torch.add.0.forward", "Mintx.add.0.forward",
+                          "Torch.add.0.", "Torch", "Torch.add.0.forward\\n", "Module.a.A.forward.0"}) {
     EXPECT_HAS(l1(bad), "\"statistics.scope[0]\"");
   }
   for (const char* ok : {"Module.conv1.Conv2d.forward.0", "Cell.a.b.C.backward.12", "Module..forward.3",
                          "Module.0.Linear.forward.0"}) {
     EXPECT_EQ(l0(ok), "<ok>") << ok;
   }
-  for (const char* bad : {"Module.forward.0", "Module.a.A.forward", "Module.a.A.forward.x", "Cells.a.A.forward.0",
-                          "Functional.linear.1.forward"}) {
+  for (const char* bad : {"Module.forward.0", "Module.a.A.forward", "Module.a.A.forward.x",
+                          "Cells.a.A.forward.0", "Functional.linear.1.forward"}) {
     EXPECT_HAS(l0(bad), "\"statistics.scope[0]\"");
   }
 }
 
 TEST(DumpConfig, PyTorchL2) {
-  EXPECT_EQ(cfg(R"({"level": "L2", "statistics": {"list": ["Functional.conv2d.0.backward"]}})").list.size(), 1u);
-  EXPECT_HAS(err(R"({"level": "L2"})"), "\"statistics.list\" must hold exactly one full API name when \"level\" is L2");
+  EXPECT_EQ(cfg(R"({"level": "L2", "statistics": {"list": ["Functional.conv2d.0.backward"]}})").list.size(),
+            1u);
+  EXPECT_HAS(err(R"({"level": "L2"})"),
+             "\"statistics.list\" must hold exactly one full API name when \"level\" is L2");
   EXPECT_HAS(err(R"({"level": "L2", "statistics": {"list": ["a", "b"]}})"), "exactly one full API name");
-  EXPECT_HAS(err(R"({"level": "L2", "statistics": {"list": ["relu"]}})"), "\"statistics.list[0]\" must be a full API name");
-  EXPECT_HAS(err(R"({"level": "L2", "statistics": {"scope": ["Functional.a.0.forward", "Functional.b.0.forward"],
+  EXPECT_HAS(err(R"({"level": "L2", "statistics": {"list": ["relu"]}})"),
+             "\"statistics.list[0]\" must be a full API name");
+  EXPECT_HAS(
+      err(R"({"level": "L2", "statistics": {"scope": ["Functional.a.0.forward", "Functional.b.0.forward"],
                      "list": ["Functional.conv2d.0.forward"]}})"),
-             "\"statistics.scope\" must be empty when \"level\" is L2");
+      "\"statistics.scope\" must be empty when \"level\" is L2");
   // MindSpore L2: list holds kernel names; no such rule.
-  EXPECT_EQ(err(R"j({"level": "L2", "statistics": {"list": ["name-regex(Default/.+)"]}})j", Framework::kMindSpore), "<ok>");
+  EXPECT_EQ(
+      err(R"j({"level": "L2", "statistics": {"list": ["name-regex(Default/.+)"]}})j", Framework::kMindSpore),
+      "<ok>");
 }
 
 TEST(DumpConfig, ListMustBeStrings) {
-  EXPECT_HAS(err(R"({"statistics": {"list": "relu"}})"), "\"statistics.list\" must be a list of strings, got \"relu\"");
-  EXPECT_HAS(err(R"({"statistics": {"list": ["relu", 3]}})"), "\"statistics.list[1]\" must be a string, got 3");
+  EXPECT_HAS(err(R"({"statistics": {"list": "relu"}})"),
+             "\"statistics.list\" must be a list of strings, got \"relu\"");
+  EXPECT_HAS(err(R"({"statistics": {"list": ["relu", 3]}})"),
+             "\"statistics.list[1]\" must be a string, got 3");
   EXPECT_EQ(cfg(R"({"statistics": {"list": ["relu", "Tensor.add"]}})").list.size(), 2u);
 }
 
 TEST(DumpConfig, FreeBenchmark) {
-  auto fb = [](const std::string& body) { return "{\"task\": \"free_benchmark\", \"free_benchmark\": {" + body + "}}"; };
+  auto fb = [](const std::string& body) {
+    return "{\"task\": \"free_benchmark\", \"free_benchmark\": {" + body + "}}";
+  };
   DumpConfig c = cfg(fb(R"("list": ["relu"], "pert_mode": "add_noise", "fuzz_stage": "backward")"));
   EXPECT_EQ(c.free_benchmark.pert_mode, "add_noise");
   EXPECT_EQ(c.list, std::vector<std::string>{"relu"});
   EXPECT_EQ(c.free_benchmark.list, std::vector<std::string>{"relu"});
   EXPECT_EQ(cfg(fb(R"("fuzz_device": "cpu", "pert_mode": "to_cpu")")).free_benchmark.fuzz_device, "cpu");
   EXPECT_HAS(err(fb(R"("scope": ["Torch.add.0.forward"], "list": ["relu"])")), "cannot both be set");
-  EXPECT_HAS(err(fb(R"("fuzz_device": "gpu")")), "\"free_benchmark.fuzz_device\" must be one of npu, cpu, got \"gpu\"");
-  EXPECT_HAS(err(fb(R"("fuzz_device": "cpu")")), "\"free_benchmark.fuzz_device\" cpu requires \"free_benchmark.pert_mode\" to_cpu");
+  EXPECT_HAS(err(fb(R"("fuzz_device": "gpu")")),
+             "\"free_benchmark.fuzz_device\" must be one of npu, cpu, got \"gpu\"");
+  EXPECT_HAS(err(fb(R"("fuzz_device": "cpu")")),
+             "\"free_benchmark.fuzz_device\" cpu requires \"free_benchmark.pert_mode\" to_cpu");
   EXPECT_HAS(err(fb(R"("pert_mode": "to_cpu")")), "must be cpu when \"free_benchmark.pert_mode\" is to_cpu");
   EXPECT_HAS(err(fb(R"("pert_mode": "to_cpu", "fuzz_device": "cpu")"), Framework::kMindSpore),
              "\"free_benchmark.fuzz_device\" must be one of npu, got \"cpu\"");
   EXPECT_HAS(err(fb(R"("pert_mode": "to_cpu")"), Framework::kMindSpore),
-             "\"free_benchmark.pert_mode\" must be one of improve_precision, add_noise, bit_noise, no_change, change_value, got");
-  EXPECT_HAS(err(fb(R"("handler_type": "fix", "pert_mode": "add_noise")")), "must be improve_precision or to_cpu when");
-  EXPECT_HAS(err(fb(R"("handler_type": "fix", "fuzz_stage": "backward")")), "\"free_benchmark.fuzz_stage\" must be forward when");
-  EXPECT_HAS(err(fb(R"("handler_type": "fix", "if_preheat": true)")), "\"free_benchmark.if_preheat\" must be false when");
-  EXPECT_HAS(err(fb(R"("handler_type": "repair")")), "\"free_benchmark.handler_type\" must be one of check, fix");
+             "\"free_benchmark.pert_mode\" must be one of improve_precision, add_noise, bit_noise, "
+             "no_change, change_value, got");
+  EXPECT_HAS(err(fb(R"("handler_type": "fix", "pert_mode": "add_noise")")),
+             "must be improve_precision or to_cpu when");
+  EXPECT_HAS(err(fb(R"("handler_type": "fix", "fuzz_stage": "backward")")),
+             "\"free_benchmark.fuzz_stage\" must be forward when");
+  EXPECT_HAS(err(fb(R"("handler_type": "fix", "if_preheat": true)")),
+             "\"free_benchmark.if_preheat\" must be false when");
+  EXPECT_HAS(err(fb(R"("handler_type": "repair")")),
+             "\"free_benchmark.handler_type\" must be one of check, fix");
   EXPECT_HAS(err(fb(R"("fuzz_level": "L2")")), "\"free_benchmark.fuzz_level\" must be one of L1, got \"L2\"");
-  EXPECT_HAS(err(fb(R"("fuzz_stage": "both")")), "\"free_benchmark.fuzz_stage\" must be one of forward, backward");
+  EXPECT_HAS(err(fb(R"("fuzz_stage": "both")")),
+             "\"free_benchmark.fuzz_stage\" must be one of forward, backward");
   EXPECT_HAS(err(fb(R"("if_preheat": "yes")")), "\"free_benchmark.if_preheat\" must be true or false");
-  EXPECT_HAS(err(fb(R"("preheat_step": 0)")), "\"free_benchmark.preheat_step\" must be an integer > 0, got 0");
-  EXPECT_HAS(err(fb(R"("max_sample": 1.5)")), "\"free_benchmark.max_sample\" must be an integer > 0, got 1.5");
+  EXPECT_HAS(err(fb(R"("preheat_step": 0)")),
+             "\"free_benchmark.preheat_step\" must be an integer > 0, got 0");
+  EXPECT_HAS(err(fb(R"("max_sample": 1.5)")),
+             "\"free_benchmark.max_sample\" must be an integer > 0, got 1.5");
 }
 
 TEST(DumpConfig, RunUt) {
-  DumpConfig c = cfg(R"({"task": "run_ut", "run_ut": {"white_list": ["conv2d"], "black_list": [], "error_data_path": "/tmp"}})");
+  DumpConfig c = cfg(
+      R"({"task": "run_ut", "run_ut": {"white_list": ["conv2d"], "black_list": [], "error_data_path": "/tmp"}})");
   EXPECT_EQ(c.run_ut.white_list, std::vector<std::string>{"conv2d"});
   EXPECT_EQ(c.run_ut.error_data_path, "/tmp");
-  EXPECT_HAS(err(R"({"task": "run_ut", "run_ut": {"white_list": "conv2d"}})"), "\"run_ut.white_list\" must be a list of strings");
-  EXPECT_HAS(err(R"({"task": "run_ut", "run_ut": {"black_list": [1]}})"), "\"run_ut.black_list[0]\" must be a string");
+  EXPECT_HAS(err(R"({"task": "run_ut", "run_ut": {"white_list": "conv2d"}})"),
+             "\"run_ut.white_list\" must be a list of strings");
+  EXPECT_HAS(err(R"({"task": "run_ut", "run_ut": {"black_list": [1]}})"),
+             "\"run_ut.black_list[0]\" must be a string");
   EXPECT_HAS(err(R"({"task": "run_ut", "run_ut": {"error_data_path": "/no/such/dir/x"}})"),
              "\"run_ut.error_data_path\" must be a path to an existing directory, got \"/no/such/dir/x\"");
 }
 
 TEST(DumpConfig, GradProbe) {
-  DumpConfig c = cfg(R"({"task": "grad_probe", "grad_probe": {"grad_level": "L2", "param_list": ["w"], "bounds": [-0.5, 0, 2]}})");
+  DumpConfig c = cfg(
+      R"({"task": "grad_probe", "grad_probe": {"grad_level": "L2", "param_list": ["w"], "bounds": [-0.5, 0, 2]}})");
   EXPECT_EQ(c.grad_probe.grad_level, "L2");
   EXPECT_EQ(c.grad_probe.bounds, (std::vector<double>{-0.5, 0, 2}));
   EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"grad_level": "mix"}})"),
              "\"grad_probe.grad_level\" must be one of L0, L1, L2, got \"mix\"");
   EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": [1, 0]}})"),
              "\"grad_probe.bounds\" must be a non-empty, strictly ascending list of numbers");
-  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": []}})"), "\"grad_probe.bounds\" must be a non-empty");
-  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": [0, "1"]}})"), "\"grad_probe.bounds[1]\" must be a number");
-  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": [0, 1e300]}})"), "within the int64 range");
+  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": []}})"),
+             "\"grad_probe.bounds\" must be a non-empty");
+  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": [0, "1"]}})"),
+             "\"grad_probe.bounds[1]\" must be a number");
+  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": [0, 1e300]}})"),
+             "within the int64 range");
   EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": [NaN]}})"), "within the int64 range");
-  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"param_list": [true]}})"), "\"grad_probe.param_list[0]\"");
+  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"param_list": [true]}})"),
+             "\"grad_probe.param_list[0]\"");
 }
 
 TEST(DumpConfig, OverridesWinAndAreValidated) {
@@ -388,7 +442,8 @@ TEST(DumpConfig, OverridesWinAndAreValidated) {
 
   ConfigOverrides bad_level;
   bad_level.level = "L9";
-  EXPECT_EQ(err(kShipped, Framework::kPyTorch, bad_level), "argument: \"level\" must be one of L0, L1, L2, mix, got \"L9\"");
+  EXPECT_EQ(err(kShipped, Framework::kPyTorch, bad_level),
+            "argument: \"level\" must be one of L0, L1, L2, mix, got \"L9\"");
   ConfigOverrides bad_task;
   bad_task.task = "dump";
   EXPECT_HAS(err(kShipped, Framework::kPyTorch, bad_task), "argument: \"task\" must be one of");

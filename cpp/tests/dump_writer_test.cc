@@ -29,8 +29,8 @@ std::string read_file(const std::string& p) {
 }
 
 fs::path temp_dir(const char* name) {
-  fs::path d = fs::temp_directory_path() / (std::string("msprobe_test_") + name + "_" +
-                                            std::to_string(::getpid()));
+  fs::path d =
+      fs::temp_directory_path() / (std::string("msprobe_test_") + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -211,8 +211,8 @@ TEST(AsyncWriter, ConcurrentProducersAndFlushes) {
 TEST(ScopeFilter, ApiRangeEndContributesInputsOnly) {
   ScopeFilter f({"A.x.0.forward", "A.y.0.forward"}, {}, "L1");
   EXPECT_FALSE(f.check("A.w.0.forward"));
-  EXPECT_TRUE(f.check("A.x.0.forward"));   // inputs
-  EXPECT_TRUE(f.check("A.x.0.forward"));   // outputs
+  EXPECT_TRUE(f.check("A.x.0.forward"));  // inputs
+  EXPECT_TRUE(f.check("A.x.0.forward"));  // outputs
   EXPECT_TRUE(f.check("A.z.0.forward"));
   EXPECT_TRUE(f.check("A.y.0.forward"));   // inputs of the end API
   EXPECT_FALSE(f.check("A.y.0.forward"));  // its outputs

@@ -63,12 +63,13 @@ void expect_same_value(const StatValue& a, const StatValue& b, const char* what)
   }
 }
 
-void expect_same_optional(const std::optional<double>& a, const std::optional<double>& b,
-                          const char* what) {
+void expect_same_optional(const std::optional<double>& a, const std::optional<double>& b, const char* what) {
   ASSERT_EQ(a.has_value(), b.has_value()) << what;
   if (!a) return;
-  if (std::isnan(*b)) EXPECT_TRUE(std::isnan(*a)) << what;
-  else EXPECT_EQ(*a, *b) << what;
+  if (std::isnan(*b))
+    EXPECT_TRUE(std::isnan(*a)) << what;
+  else
+    EXPECT_EQ(*a, *b) << what;
 }
 
 void expect_same_stats(const TensorStats& ext, const TensorStats& host) {
@@ -138,9 +139,8 @@ TEST(ExternalStats, MaxThatSkipsNanIsCorrectedByTheNorm) {
 }
 
 TEST(ExternalStats, OnlyInfinitiesAndOnlyNans) {
-  for (const std::vector<double>& d :
-       {std::vector<double>{kInf, -kInf, kInf}, std::vector<double>{kNan, kNan},
-        std::vector<double>{kInf, kNan}}) {
+  for (const std::vector<double>& d : {std::vector<double>{kInf, -kInf, kInf},
+                                       std::vector<double>{kNan, kNan}, std::vector<double>{kInf, kNan}}) {
     std::vector<float> f(d.begin(), d.end());
     const TensorStats host = compute_stats(view_of(f), false);
     const TensorStats ext =
@@ -245,8 +245,7 @@ TEST(ExternalStats, ExtremeFloat64MagnitudesAskForRescaledMoments) {
   EXPECT_DOUBLE_EQ(ext.mean.f, host.mean.f);
   // Ordinary magnitudes and float32 tensors never ask.
   EXPECT_FALSE(external_stats_need_rescale(DType::kFloat64, {2}, framework_numbers({1, 2}, false)));
-  EXPECT_FALSE(
-      external_stats_need_rescale(DType::kFloat32, {2}, framework_numbers({1e-40, 0}, false)));
+  EXPECT_FALSE(external_stats_need_rescale(DType::kFloat32, {2}, framework_numbers({1e-40, 0}, false)));
 }
 
 TEST(ExternalStats, WrongSizeIsAClearError) {
@@ -271,8 +270,8 @@ TEST(ExternalStats, RecordIsTheHostRecord) {
   }
   {
     JsonWriter w(ext);
-    write_external_tensor_record(w, DType::kFloat32, {3}, framework_numbers({1.0, kInf, -2.0}, true),
-                                 true, "x.pt", opt);
+    write_external_tensor_record(w, DType::kFloat32, {3}, framework_numbers({1.0, kInf, -2.0}, true), true,
+                                 "x.pt", opt);
   }
   // Mean is inf, Norm inf: the float32 numbers agree exactly, so the text does too.
   EXPECT_EQ(ext, host);

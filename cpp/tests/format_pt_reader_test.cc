@@ -168,8 +168,8 @@ TEST(FormatPtReader, CraftedZip64OffsetsNearTwoToThe64AreRefused) {
   const std::vector<size_t> fields = zip64_local_offset_fields(z64);
   ASSERT_FALSE(fields.empty());
   for (size_t f : fields) {
-    for (uint64_t v : std::vector<uint64_t>{~0ULL, ~0ULL - 3, ~0ULL - 29, ~0ULL - 63, 1ULL << 63,
-                                            z64.size(), z64.size() - 29}) {
+    for (uint64_t v : std::vector<uint64_t>{~0ULL, ~0ULL - 3, ~0ULL - 29, ~0ULL - 63, 1ULL << 63, z64.size(),
+                                            z64.size() - 29}) {
       std::string bad = z64;
       put_le(bad, f, v, 8);
       EXPECT_THROW(parse_pt(bad), PtUnsupported) << "offset " << v;

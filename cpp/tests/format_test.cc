@@ -87,9 +87,18 @@ std::vector<ZipEntryInfo> parse_zip(const std::string& z) {
     if (extra_len) {
       EXPECT_EQ(le(z, extra, 2), 1u);  // zip64 extended information
       uint64_t q = extra + 4;
-      if (usize == 0xFFFFFFFFu) { usize = le(z, q, 8); q += 8; }
-      if (csize == 0xFFFFFFFFu) { csize = le(z, q, 8); q += 8; }
-      if (hofs == 0xFFFFFFFFu) { hofs = le(z, q, 8); q += 8; }
+      if (usize == 0xFFFFFFFFu) {
+        usize = le(z, q, 8);
+        q += 8;
+      }
+      if (csize == 0xFFFFFFFFu) {
+        csize = le(z, q, 8);
+        q += 8;
+      }
+      if (hofs == 0xFFFFFFFFu) {
+        hofs = le(z, q, 8);
+        q += 8;
+      }
       EXPECT_EQ(q, extra + extra_len);
       EXPECT_EQ(le(z, extra + 2, 2), extra_len - 4);
     }
@@ -139,8 +148,7 @@ std::string entry_data(const std::string& z, const ZipEntryInfo& e) {
   return z.substr(e.data_offset, e.size);
 }
 
-TensorView view(const void* data, DType dt, std::vector<int64_t> shape,
-                std::vector<int64_t> strides = {}) {
+TensorView view(const void* data, DType dt, std::vector<int64_t> shape, std::vector<int64_t> strides = {}) {
   TensorView v;
   v.data = data;
   v.dtype = dt;
@@ -150,9 +158,13 @@ TensorView view(const void* data, DType dt, std::vector<int64_t> shape,
 }
 
 const char kPickle2x3[] =
-    "\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\nq\x00((X\x07\x00\x00\x00storageq\x01"
-    "ctorch\nFloatStorage\nq\x02X\x01\x00\x00\x00" "0q\x03X\x03\x00\x00\x00" "cpuq\x04K\x06tq\x05"
-    "QK\x00K\x02K\x03\x86q\x06K\x03K\x01\x86q\x07\x89" "ccollections\nOrderedDict\nq\x08)Rq\ttq\n"
+    "\x80\x02"
+    "ctorch._utils\n_rebuild_tensor_v2\nq\x00((X\x07\x00\x00\x00storageq\x01"
+    "ctorch\nFloatStorage\nq\x02X\x01\x00\x00\x00"
+    "0q\x03X\x03\x00\x00\x00"
+    "cpuq\x04K\x06tq\x05"
+    "QK\x00K\x02K\x03\x86q\x06K\x03K\x01\x86q\x07\x89"
+    "ccollections\nOrderedDict\nq\x08)Rq\ttq\n"
     "Rq\x0b.";
 
 // ---------------------------------------------------------------------------------------- npy
@@ -245,8 +257,8 @@ TEST(Pt, LayoutMatchesTorchSave) {
   std::string z = encode_pt(view(data, DType::kFloat32, {2, 3}), "a", false);
   std::vector<ZipEntryInfo> es = parse_zip(z);
   ASSERT_EQ(es.size(), 7u);
-  const char* names[] = {"a/data.pkl", "a/.format_version", "a/.storage_alignment", "a/byteorder",
-                         "a/data/0", "a/version", "a/.data/serialization_id"};
+  const char* names[] = {"a/data.pkl", "a/.format_version", "a/.storage_alignment",    "a/byteorder",
+                         "a/data/0",   "a/version",         "a/.data/serialization_id"};
   // Header offsets torch 2.13's torch.save(t, "a.pt") produces for this tensor.
   const uint64_t offsets[] = {0, 234, 337, 466, 534, 616, 722};
   for (size_t i = 0; i < 7; ++i) {
@@ -275,8 +287,7 @@ TEST(Pt, EmptyTensorHasNoDescriptor) {
   EXPECT_EQ(es[4].size, 0u);
   EXPECT_EQ(es[4].flags, 0x0800);
   const std::string pkl = entry_data(z, es[0]);
-  EXPECT_NE(pkl.find(BIN("cpuq\x04K\x00tq\x05QK\x00K\x00K\x03\x86q\x06K\x03K\x01\x86")),
-            std::string::npos);
+  EXPECT_NE(pkl.find(BIN("cpuq\x04K\x00tq\x05QK\x00K\x00K\x03\x86q\x06K\x03K\x01\x86")), std::string::npos);
 }
 
 TEST(Pt, PickleScalarsLargeShapesAndFlags) {
@@ -297,11 +308,14 @@ TEST(Pt, PickleScalarsLargeShapesAndFlags) {
   std::vector<char> flags(2 * 70000, 1);
   z = encode_pt(view(flags.data(), DType::kBool, {2, 70000, 1, 1}), "b", false);
   pkl = entry_data(z, parse_zip(z)[0]);
-  EXPECT_EQ(pkl, BIN(
-      "\x80\x02" "ctorch._utils\n_rebuild_tensor_v2\nq\x00((X\x07\x00\x00\x00storageq\x01" "ctorch\n"
-      "BoolStorage\nq\x02X\x01\x00\x00\x00" "0q\x03X\x03\x00\x00\x00" "cpuq\x04J\xe0\"\x02\x00tq\x05"
-      "QK\x00(K\x02Jp\x11\x01\x00K\x01K\x01tq\x06(Jp\x11\x01\x00K\x01K\x01K\x01tq\x07\x89"
-      "ccollections\nOrderedDict\nq\x08)Rq\ttq\nRq\x0b."));
+  EXPECT_EQ(pkl, BIN("\x80\x02"
+                     "ctorch._utils\n_rebuild_tensor_v2\nq\x00((X\x07\x00\x00\x00storageq\x01"
+                     "ctorch\n"
+                     "BoolStorage\nq\x02X\x01\x00\x00\x00"
+                     "0q\x03X\x03\x00\x00\x00"
+                     "cpuq\x04J\xe0\"\x02\x00tq\x05"
+                     "QK\x00(K\x02Jp\x11\x01\x00K\x01K\x01tq\x06(Jp\x11\x01\x00K\x01K\x01K\x01tq\x07\x89"
+                     "ccollections\nOrderedDict\nq\x08)Rq\ttq\nRq\x0b."));
   z = encode_pt(view(nullptr, DType::kFloat32, {0, 3000000000LL}), "e", false);
   pkl = entry_data(z, parse_zip(z)[0]);
   EXPECT_NE(pkl.find(BIN("QK\x00K\x00\x8a\x05\x00^\xd0\xb2\x00\x86q\x06\x8a\x05\x00^\xd0\xb2\x00K\x01\x86")),
@@ -350,10 +364,10 @@ TEST(Zip, Zip64FieldsWhenSizesAndOffsetsReachTheLimit) {
   // A lowered limit makes small archives use the zip64 forms a > 4 GiB file uses.
   StoredZipWriter zw(64, 250);
   const std::string a(150, 'a'), b(300, 'b'), c = "c";
-  zw.add_entry("x/a", a.size());   // below the limit, offset 0
-  zw.add_entry("x/b", b.size());   // size over the limit
-  zw.add_entry("x/c", c.size());   // offset over the limit
-  zw.add_entry("x/empty", 0);      // offset over the limit, no data
+  zw.add_entry("x/a", a.size());  // below the limit, offset 0
+  zw.add_entry("x/b", b.size());  // size over the limit
+  zw.add_entry("x/c", c.size());  // offset over the limit
+  zw.add_entry("x/empty", 0);     // offset over the limit, no data
   std::string z(zw.total_size(), '\0');
   const std::string* datas[] = {&a, &b, &c, nullptr};
   for (size_t i = 0; i < 4; ++i) {

@@ -131,10 +131,10 @@ TEST(JsonValue, StrictnessErrors) {
   EXPECT_NE(error_of(R"("\ud83dx")").find("lone high surrogate"), std::string::npos);
   EXPECT_NE(error_of(R"("\ude00")").find("lone low surrogate"), std::string::npos);
   EXPECT_NE(error_of("\"\xC3\"").find("UTF-8"), std::string::npos);
-  EXPECT_NE(error_of("\"\xC0\xAF\"").find("UTF-8"), std::string::npos);          // overlong '/'
+  EXPECT_NE(error_of("\"\xC0\xAF\"").find("UTF-8"), std::string::npos);  // overlong '/'
   EXPECT_NE(error_of("\"\xE0\x80\xAF\"").find("overlong"), std::string::npos);
-  EXPECT_NE(error_of("\"\xED\xA0\x80\"").find("surrogate"), std::string::npos);   // U+D800
-  EXPECT_NE(error_of("\"\xF4\x90\x80\x80\"").find("UTF-8"), std::string::npos);   // > U+10FFFF
+  EXPECT_NE(error_of("\"\xED\xA0\x80\"").find("surrogate"), std::string::npos);  // U+D800
+  EXPECT_NE(error_of("\"\xF4\x90\x80\x80\"").find("UTF-8"), std::string::npos);  // > U+10FFFF
   EXPECT_NE(error_of("\"\xFF\"").find("UTF-8"), std::string::npos);
   EXPECT_NE(error_of("\xEF\xBB\xBF{}").find("byte order mark"), std::string::npos);
   EXPECT_NE(error_of("{\"a\" 1}").find("expected ':'"), std::string::npos);
@@ -171,9 +171,10 @@ TEST(JsonValue, DepthLimit) {
 }
 
 TEST(JsonValue, Factories) {
-  JsonValue v = JsonValue::make_object({{"x", JsonValue::make_array({JsonValue::make_int(1), JsonValue::make_float(2.5)})},
-                                        {"s", JsonValue::make_string("y")},
-                                        {"b", JsonValue::make_bool(true)}});
+  JsonValue v = JsonValue::make_object(
+      {{"x", JsonValue::make_array({JsonValue::make_int(1), JsonValue::make_float(2.5)})},
+       {"s", JsonValue::make_string("y")},
+       {"b", JsonValue::make_bool(true)}});
   EXPECT_EQ(v.find("x")->as_array()[1].as_double(), 2.5);
   EXPECT_EQ(v.find("x")->as_array()[0].as_double(), 1.0);
   EXPECT_EQ(v.find("s")->as_string(), "y");

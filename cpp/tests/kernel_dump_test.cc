@@ -60,13 +60,15 @@ std::string npy_of(const std::vector<float>& v, std::vector<int64_t> shape) {
 
 TEST(KernelDumpJson, DefaultsMatchTheOriginal) {
   DumpConfig c = ms_config(R"({"level": "L2", "dump_path": "/abs/dump"})");
-  EXPECT_EQ(kernel_dump_json(c, KernelDumpKind::kKbyk),
-            "{\n    \"common_dump_settings\": {\n        \"dump_mode\": 0,\n        \"path\": \"/abs/dump\",\n"
-            "        \"net_name\": \"Net\",\n        \"iteration\": \"all\",\n        \"saved_data\": \"statistic\",\n"
-            "        \"input_output\": 0,\n        \"kernels\": [],\n        \"support_device\": [\n"
-            "            0,\n            1,\n            2,\n            3,\n            4,\n            5,\n"
-            "            6,\n            7\n        ]\n    },\n    \"e2e_dump_settings\": {\n"
-            "        \"enable\": true,\n        \"trans_flag\": true\n    }\n}");
+  EXPECT_EQ(
+      kernel_dump_json(c, KernelDumpKind::kKbyk),
+      "{\n    \"common_dump_settings\": {\n        \"dump_mode\": 0,\n        \"path\": \"/abs/dump\",\n"
+      "        \"net_name\": \"Net\",\n        \"iteration\": \"all\",\n        \"saved_data\": "
+      "\"statistic\",\n"
+      "        \"input_output\": 0,\n        \"kernels\": [],\n        \"support_device\": [\n"
+      "            0,\n            1,\n            2,\n            3,\n            4,\n            5,\n"
+      "            6,\n            7\n        ]\n    },\n    \"e2e_dump_settings\": {\n"
+      "        \"enable\": true,\n        \"trans_flag\": true\n    }\n}");
 }
 
 TEST(KernelDumpJson, ListStepRankDataModeAndTask) {
@@ -172,8 +174,9 @@ TEST(NpyReader, RoundTripAndErrors) {
 TEST(KernelStatCsv, CategoriesAndHeader) {
   EXPECT_EQ(kernel_statistic_categories(ms_config(R"({"level": "L2"})")),
             (std::vector<std::string>{"max", "min", "avg", "l2norm"}));
-  EXPECT_EQ(kernel_statistic_categories(ms_config(R"({"level": "L2", "statistics": {"summary_mode": "md5"}})")),
-            (std::vector<std::string>{"max", "min", "avg", "l2norm", "md5"}));
+  EXPECT_EQ(
+      kernel_statistic_categories(ms_config(R"({"level": "L2", "statistics": {"summary_mode": "md5"}})")),
+      (std::vector<std::string>{"max", "min", "avg", "l2norm", "md5"}));
   EXPECT_EQ(kernel_statistic_categories(
                 ms_config(R"({"level": "L2", "statistics": {"summary_mode": ["l2norm", "mean"]}})")),
             (std::vector<std::string>{"l2norm", "avg"}));
@@ -186,16 +189,19 @@ TEST(KernelStatCsv, ConvertsAnIterationFolder) {
   const std::string root = temp_dir();
   const std::string dir = root + "/rank_0/Net/0/0";
   ASSERT_EQ(std::system(("mkdir -p " + dir + " " + root + "/rank_0/execution_order").c_str()), 0);
-  write_file(dir + "/ReLU.Default_ReLU-op0.0.0.200.output.0.DefaultFormat.Float32.npy", npy_of({-1, 0, 3}, {3}));
+  write_file(dir + "/ReLU.Default_ReLU-op0.0.0.200.output.0.DefaultFormat.Float32.npy",
+             npy_of({-1, 0, 3}, {3}));
   write_file(dir + "/MatMul.Default_d-Dense_MatMul-op0.0.0.100.input.0.DefaultFormat.Float32.npy",
              npy_of({1, 2, 3, 4}, {2, 2}));
   // A long name MindSpore replaced, listed in mapping.csv.
-  const std::string long_name = "Sin.Default_" + std::string(300, 'a') + "_Sin-op0.0.0.150.input.0.DefaultFormat.Float32.npy";
+  const std::string long_name =
+      "Sin.Default_" + std::string(300, 'a') + "_Sin-op0.0.0.150.input.0.DefaultFormat.Float32.npy";
   write_file(dir + "/1680113591.npy", npy_of({0.5f}, {1}));
   write_file(dir + "/mapping.csv", "1680113591.npy," + long_name + "\n");
   // Still being written: left alone until the final pass.
   std::string partial = npy_of({1, 2, 3, 4}, {4});
-  write_file(dir + "/Add.Default_Add-op0.0.0.300.output.0.DefaultFormat.Float32.npy", partial.substr(0, partial.size() - 4));
+  write_file(dir + "/Add.Default_Add-op0.0.0.300.output.0.DefaultFormat.Float32.npy",
+             partial.substr(0, partial.size() - 4));
   write_file(dir + "/notes.npy", npy_of({1}, {1}));
 
   KernelStatOptions opts;
@@ -212,9 +218,13 @@ TEST(KernelStatCsv, ConvertsAnIterationFolder) {
   std::getline(lines, row2);
   std::getline(lines, row3);
   EXPECT_EQ(header, kernel_statistic_header(opts.categories));
-  EXPECT_EQ(row1.rfind("MatMul,Default_d-Dense_MatMul-op0,0,0,100,input,0,16,float32,\"(2,2)\",4,1,2.5,", 0), 0u)
+  EXPECT_EQ(row1.rfind("MatMul,Default_d-Dense_MatMul-op0,0,0,100,input,0,16,float32,\"(2,2)\",4,1,2.5,", 0),
+            0u)
       << row1;
-  EXPECT_EQ(row2.rfind("Sin,Default_" + std::string(300, 'a') + "_Sin-op0,0,0,150,input,0,4,float32,\"(1)\",0.5,0.5,0.5,0.5,", 0), 0u);
+  EXPECT_EQ(row2.rfind("Sin,Default_" + std::string(300, 'a') +
+                           "_Sin-op0,0,0,150,input,0,4,float32,\"(1)\",0.5,0.5,0.5,0.5,",
+                       0),
+            0u);
   EXPECT_EQ(row3.rfind("ReLU,Default_ReLU-op0,0,0,200,output,0,12,float32,\"(3)\",3,-1,", 0), 0u) << row3;
   EXPECT_EQ(row1.back(), ',');
   EXPECT_FALSE(exists(dir + "/1680113591.npy"));
@@ -227,7 +237,8 @@ TEST(KernelStatCsv, ConvertsAnIterationFolder) {
   KernelStatResult f = convert_kernel_tensor_dump(root, opts);
   EXPECT_EQ(f.converted, 0u);
   bool reported = false;
-  for (const auto& p : f.problems) reported |= p.find("Add-op0") != std::string::npos && p.find("truncated") != std::string::npos;
+  for (const auto& p : f.problems)
+    reported |= p.find("Add-op0") != std::string::npos && p.find("truncated") != std::string::npos;
   EXPECT_TRUE(reported);
   EXPECT_EQ(read_file(dir + "/statistic.csv"), csv);
   EXPECT_TRUE(exists(dir + "/Add.Default_Add-op0.0.0.300.output.0.DefaultFormat.Float32.npy"));
@@ -237,7 +248,8 @@ TEST(KernelStatCsv, ConvertsAnIterationFolder) {
   EXPECT_EQ(convert_kernel_tensor_dump(root, opts).converted, 1u);
   const std::string after = read_file(dir + "/statistic.csv");
   EXPECT_EQ(after.rfind(csv, 0), 0u);
-  EXPECT_NE(after.find("\nAdd,Default_Add-op0,0,0,300,output,0,16,float32,\"(4)\",4,1,2.5,"), std::string::npos);
+  EXPECT_NE(after.find("\nAdd,Default_Add-op0,0,0,300,output,0,16,float32,\"(4)\",4,1,2.5,"),
+            std::string::npos);
 }
 
 TEST(KernelStatCsv, MissingDumpPathIsEmpty) {

@@ -48,19 +48,23 @@ TEST(KernelOverflow, ConfigAsOriginal) {
   DumpConfig c = ms_config(R"({"task": "overflow_check", "dump_path": "/d", "level": "L2", "rank": [1],
                                "step": [2], "overflow_check": {"check_mode": "aicore"}})");
   const std::string text = kernel_dump_json(c, KernelDumpKind::kGraphOverflow);
-  EXPECT_EQ(text,
-            "{\n    \"common_dump_settings\": {\n        \"dump_mode\": 0,\n        \"path\": \"/d\",\n"
-            "        \"net_name\": \"Net\",\n        \"iteration\": \"all\",\n        \"saved_data\": \"full\",\n"
-            "        \"input_output\": 0,\n        \"kernels\": [],\n        \"support_device\": [\n"
-            "            1\n        ],\n        \"op_debug_mode\": 1,\n        \"file_format\": \"npy\"\n    }\n}");
+  EXPECT_EQ(
+      text,
+      "{\n    \"common_dump_settings\": {\n        \"dump_mode\": 0,\n        \"path\": \"/d\",\n"
+      "        \"net_name\": \"Net\",\n        \"iteration\": \"all\",\n        \"saved_data\": \"full\",\n"
+      "        \"input_output\": 0,\n        \"kernels\": [],\n        \"support_device\": [\n"
+      "            1\n        ],\n        \"op_debug_mode\": 1,\n        \"file_format\": \"npy\"\n    }\n}");
   JsonValue atomic = parse_json(kernel_dump_json(ms_config(R"({"task": "overflow_check", "level": "L2",
-      "overflow_check": {"check_mode": "atomic"}})"), KernelDumpKind::kGraphOverflow, "tensor"), "t");
+      "overflow_check": {"check_mode": "atomic"}})"),
+                                                 KernelDumpKind::kGraphOverflow, "tensor"),
+                                "t");
   const JsonValue* s = atomic.find("common_dump_settings");
   EXPECT_EQ(s->find("op_debug_mode")->as_int(), 2);
   EXPECT_EQ(s->find("saved_data")->as_string(), "tensor");
   EXPECT_EQ(s->find("support_device")->as_array().size(), 8u);
   JsonValue all = parse_json(kernel_dump_json(ms_config(R"({"task": "overflow_check", "level": "L2"})"),
-                                              KernelDumpKind::kGraphOverflow), "t");
+                                              KernelDumpKind::kGraphOverflow),
+                             "t");
   EXPECT_EQ(all.find("common_dump_settings")->find("op_debug_mode")->as_int(), 3);
 }
 

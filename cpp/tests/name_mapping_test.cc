@@ -24,7 +24,8 @@ TEST(NameMappingApiName, FirstTwoParts) {
 }
 
 ApiMapper builtin_only() {
-  return ApiMapper({{"Functional.abs", "Torch.abs"}, {"Functional.dense", "Functional.linear"},
+  return ApiMapper({{"Functional.abs", "Torch.abs"},
+                    {"Functional.dense", "Functional.linear"},
                     {"Tensor.add", "Tensor.add"}},
                    {});
 }
@@ -33,8 +34,7 @@ TEST(NameMappingApi, MintAndMintFunctionalByRule) {
   ApiMapper m = builtin_only();
   m.prepare({}, {});
   EXPECT_EQ(m.npu_key("Mint.tanh.0.forward.input.0"), "Torch.tanh.0.forward.input.0");
-  EXPECT_EQ(m.npu_key("MintFunctional.linear.3.backward.output.2"),
-            "Functional.linear.3.backward.output.2");
+  EXPECT_EQ(m.npu_key("MintFunctional.linear.3.backward.output.2"), "Functional.linear.3.backward.output.2");
   EXPECT_TRUE(m.maps_names());
 }
 
@@ -61,10 +61,9 @@ UserApiMapping add_swapped() {
 
 TEST(NameMappingApi, UserTableRemapsIndices) {
   ApiMapper user({}, {add_swapped()});
-  std::vector<std::string> npu = {"Tensor.__add__.0.forward.input.0",
-                                  "Tensor.__add__.0.forward.input.1",
-                                  "Tensor.__add__.0.forward.output.0",
-                                  "Tensor.__add__.0.backward.input.0", "Mint.tanh.0.forward.input.0"};
+  std::vector<std::string> npu = {"Tensor.__add__.0.forward.input.0", "Tensor.__add__.0.forward.input.1",
+                                  "Tensor.__add__.0.forward.output.0", "Tensor.__add__.0.backward.input.0",
+                                  "Mint.tanh.0.forward.input.0"};
   user.prepare(npu, {"Tensor.__add__.0.forward.input.0", "Torch.tanh.0.forward.input.0"});
   EXPECT_EQ(user.npu_key(npu[0]), "Tensor.__add__.0.forward.input.1");
   EXPECT_EQ(user.npu_key(npu[1]), "Tensor.__add__.0.forward.input.0");
@@ -80,8 +79,7 @@ TEST(NameMappingApi, UserRowWithoutListedIndexIsAbandoned) {
   u.pt_args = {"0"};
   ApiMapper m({}, {u});
   m.prepare({"Tensor.__add__.0.forward.input.1"}, {"Tensor.__add__.0.forward.input.0"});
-  EXPECT_EQ(m.npu_key("Tensor.__add__.0.forward.input.1"),
-            "Tensor.__add__.0.forward.input.1abandoned");
+  EXPECT_EQ(m.npu_key("Tensor.__add__.0.forward.input.1"), "Tensor.__add__.0.forward.input.1abandoned");
 }
 
 TEST(NameMappingApi, UserEntryNeedsTheBenchApiAndEqualLengths) {
@@ -113,14 +111,12 @@ TEST(NameMappingApi, PrefixMatchesAndLastMatchWins) {
 TEST(NameMappingCell, CellBecomesModuleAndTableMapsPathAndClass) {
   CellMapper m({{"fc1.Dense", "fc1.Linear"}, {"scale.Scale", "affine.Affine"}});
   EXPECT_EQ(m.npu_key("Cell.fc1.Dense.forward.0.input.0"), "Module.fc1.Linear.forward.0.input.0");
-  EXPECT_EQ(m.npu_key("Cell.scale.Scale.backward.0.output.0"),
-            "Module.affine.Affine.backward.0.output.0");
+  EXPECT_EQ(m.npu_key("Cell.scale.Scale.backward.0.output.0"), "Module.affine.Affine.backward.0.output.0");
   EXPECT_EQ(m.npu_key("Cell.scale.Scale.parameters_grad.weight"),
             "Module.affine.Affine.parameters_grad.weight");
   EXPECT_EQ(m.npu_key("Cell.block.Block.forward.0.output.0"), "Module.block.Block.forward.0.output.0");
   // APIs keep their names; names without a phase get "N/A"
-  EXPECT_EQ(m.npu_key("MintFunctional.linear.0.forward.input.0"),
-            "MintFunctional.linear.0.forward.input.0");
+  EXPECT_EQ(m.npu_key("MintFunctional.linear.0.forward.input.0"), "MintFunctional.linear.0.forward.input.0");
   EXPECT_EQ(m.npu_key("Cell.fc1.Dense.something"), "N/A");
   EXPECT_EQ(m.npu_key(""), "N/A");
 }

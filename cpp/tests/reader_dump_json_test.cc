@@ -70,7 +70,8 @@ using Entries = std::vector<std::pair<std::string, std::string>>;
 
 Entries read_entries(DumpJsonReader& r) {
   Entries out;
-  r.for_each_entry([&](std::string_view n, const JsonValue& rec) { out.emplace_back(std::string(n), canon(rec)); });
+  r.for_each_entry(
+      [&](std::string_view n, const JsonValue& rec) { out.emplace_back(std::string(n), canon(rec)); });
   return out;
 }
 
@@ -89,11 +90,11 @@ std::vector<size_t> entry_ends(const std::string& text) {
 std::string write_ours(const std::string& dir) {
   const std::string path = dir + "/dump.json";
   AsyncWriter w(1 << 20);
-  const int id = w.open_object_file(
-      path,
-      "{\n \"task\": \"statistics\",\n \"level\": \"L1\",\n \"framework\": \"pytorch\",\n"
-      " \"dump_data_dir\": null,\n \"data\": {",
-      "\n}", 2);
+  const int id =
+      w.open_object_file(path,
+                         "{\n \"task\": \"statistics\",\n \"level\": \"L1\",\n \"framework\": \"pytorch\",\n"
+                         " \"dump_data_dir\": null,\n \"data\": {",
+                         "\n}", 2);
   const char* names[] = {"Functional.linear.0.forward", "Tensor.__getitem__.0.forward",
                          "Torch.where.0.backward", "Functional.gelu.1.forward"};
   for (int i = 0; i < 4; ++i) {
@@ -209,8 +210,9 @@ TEST(ReaderDumpJson, EveryCutOfOurDumpKeepsTheCompleteEntries) {
 
 TEST(ReaderDumpJson, EveryCutOfAn121DumpKeepsTheCompleteEntries) {
   const std::string dir = temp_dir();
-  for (const char* fixture : {"/tests/fixtures/original_1.2.1/L1_scope/step0/rank/dump.json",
-                              "/tests/fixtures/original_1.2.1_mindspore/L0_backward_only/step0/rank/dump.json"}) {
+  for (const char* fixture :
+       {"/tests/fixtures/original_1.2.1/L1_scope/step0/rank/dump.json",
+        "/tests/fixtures/original_1.2.1_mindspore/L0_backward_only/step0/rank/dump.json"}) {
     SCOPED_TRACE(fixture);
     // The first entries of the golden dump, closed as json.dump closes "data" and the document:
     // exactly the file 1.2.1 writes for those entries (and a quicker test than the whole file).
@@ -248,8 +250,8 @@ TEST(ReaderDumpJson, CorruptBytesGiveEntriesOrAnError) {
 
 TEST(ReaderDumpJson, HeaderAndRealData) {
   const std::string dir = temp_dir();
-  const std::string path = std::string(MSPROBE_SOURCE_DIR) +
-                           "/tests/fixtures/original_1.2.1/mix_tensor/step0/rank/dump.json";
+  const std::string path =
+      std::string(MSPROBE_SOURCE_DIR) + "/tests/fixtures/original_1.2.1/mix_tensor/step0/rank/dump.json";
   DumpJsonReader r(path);
   EXPECT_EQ(r.header().task, "tensor");
   EXPECT_EQ(r.header().level, "mix");
@@ -269,7 +271,8 @@ TEST(ReaderDumpJson, HeaderAndRealData) {
   EXPECT_EQ(read_entries(r), got);
 
   // Header keys after "data" are found too.
-  write_file(dir + "/late.json", R"({"data": {"a.forward": {"x": 1}}, "task": "tensor", "dump_data_dir": "d"})");
+  write_file(dir + "/late.json",
+             R"({"data": {"a.forward": {"x": 1}}, "task": "tensor", "dump_data_dir": "d"})");
   DumpJsonReader late(dir + "/late.json");
   EXPECT_EQ(late.header().task, "tensor");
   EXPECT_TRUE(late.header().has_real_data());
@@ -294,7 +297,8 @@ TEST(ReaderDumpJson, ErrorsAreOneLineNamingTheFile) {
   EXPECT_TRUE(has(error_of("{\"data\": null}"), "no \"data\" object"));
   EXPECT_TRUE(has(error_of("{\"data\": [1]}"), "\"data\" must be an object of records, found a list"));
   // Malformed in the middle of a complete file: line and column, not a repair.
-  const std::string bad = "{\n \"data\": {\n  \"a\": {\"x\": 1},\n  \"b\": {\"x\": tru },\n  \"c\": {}\n }\n}";
+  const std::string bad =
+      "{\n \"data\": {\n  \"a\": {\"x\": 1},\n  \"b\": {\"x\": tru },\n  \"c\": {}\n }\n}";
   EXPECT_TRUE(has(error_of(bad), "d.json: line 4 column")) << error_of(bad);
   EXPECT_TRUE(has(error_of("{\"data\": {\"a\": {},}}"), "d.json: line 1 column"));
   try {

@@ -66,8 +66,8 @@ TEST(ReaderTensorStore, LoadsPtAndNpyInPlace) {
   // Fortran-ordered .npy gets column-major strides.
   std::string header = "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }";
   header.resize(118 - 1, ' ');
-  write_file(dir + "/f.npy", std::string("\x93NUMPY\x01\x00\x76\x00", 10) + header + "\n" +
-                                 std::string(24, '\0'));
+  write_file(dir + "/f.npy",
+             std::string("\x93NUMPY\x01\x00\x76\x00", 10) + header + "\n" + std::string(24, '\0'));
   LoadedTensor f = store.load("f.npy");
   EXPECT_EQ(f.strides, (std::vector<int64_t>{1, 2}));
 }
@@ -111,7 +111,8 @@ TEST(ReaderTensorStore, ConfinesNamesToTheFolder) {
     FAIL();
   } catch (const PtUnsupported& e) {
     EXPECT_NE(std::string(e.what()).find(dir + "/legacy.pt: not a single-tensor torch.save file"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(store.resolve("legacy.pt"), store.resolve("legacy.pt"));
   EXPECT_THROW(store.resolve("escape.pt"), FileError);

@@ -52,9 +52,7 @@ class FakeAdapter : public RecordAdapter {
     }
     w.end_object();
   }
-  bool has_parameters(ValueRef v) override {
-    return v && !static_cast<const Params*>(v)->empty();
-  }
+  bool has_parameters(ValueRef v) override { return v && !static_cast<const Params*>(v)->empty(); }
   void write_tensor(JsonWriter& w, ValueRef v, const std::string& stem) override {
     stems.push_back(stem);
     item(w, *static_cast<const Item*>(v));
@@ -104,8 +102,7 @@ class FakeAdapter : public RecordAdapter {
 };
 
 struct Fixture {
-  explicit Fixture(const char* name, const std::string& task = "statistics",
-                   const std::string& level = "mix")
+  explicit Fixture(const char* name, const std::string& task = "statistics", const std::string& level = "mix")
       : dir(fs::temp_directory_path() /
             (std::string("msprobe_record_") + name + "_" + std::to_string(::getpid()))),
         session(config(dir, task, level), SessionOptions{}),
@@ -166,7 +163,11 @@ TEST(RecordBuilder, ApiEntryHoldsInputsKwargsOutputInThatOrder) {
 TEST(RecordBuilder, EntryPartsLayout) {
   EntryParts e;
   EXPECT_EQ(e.finish(), "{}");
-  e.part("input", [](JsonWriter& w) { w.begin_array(); w.integer(1); w.end_array(); });
+  e.part("input", [](JsonWriter& w) {
+    w.begin_array();
+    w.integer(1);
+    w.end_array();
+  });
   e.part("output", [](JsonWriter& w) { w.null(); });
   EXPECT_EQ(e.finish(), "{\n   \"input\": [\n    1\n   ],\n   \"output\": null\n  }");
   // overflow_check: finite but a value still unread: not decided yet.
@@ -215,8 +216,7 @@ TEST(RecordBuilder, ParameterGradientsGoRightAfterTheModulesFirstForward) {
   f.builder.param_grad("Module.fc.Linear.", "weight", &gw, names);
   f.builder.stop();
   EXPECT_EQ(f.keys(), (std::vector<std::string>{"Module.fc.Linear.forward.0",
-                                                "Module.fc.Linear.parameters_grad",
-                                                "Torch.relu.0.forward"}));
+                                                "Module.fc.Linear.parameters_grad", "Torch.relu.0.forward"}));
   const JsonValue data = f.data();
   const JsonValue pg = *data.find("Module.fc.Linear.parameters_grad");
   ASSERT_EQ(pg.as_object().size(), 2u);

@@ -70,8 +70,8 @@ TEST(ReportJson, StringsCannotCloseTheScriptTag) {
 }
 
 TEST(ReportJson, NumericColumnKeepsNonNumbersAsExceptions) {
-  std::vector<std::vector<Cell>> rows = {{Cell::num(1.5)}, {Cell::str("N/A")}, {Cell::num(1e300)},
-                                         {Cell::num(NAN)}, {Cell::num(-2)}};
+  std::vector<std::vector<Cell>> rows = {
+      {Cell::num(1.5)}, {Cell::str("N/A")}, {Cell::num(1e300)}, {Cell::num(NAN)}, {Cell::num(-2)}};
   std::vector<std::string> names(rows.size(), "x");
   std::string out;
   append_table_column(out, "Max diff", rows, 0, names);
@@ -91,8 +91,7 @@ TEST(ReportJson, NumericColumnKeepsNonNumbersAsExceptions) {
 }
 
 TEST(ReportJson, PercentColumnsAreNumbers) {
-  std::vector<std::vector<Cell>> rows = {{Cell::str("12.5%")}, {Cell::str("0.001%")},
-                                         {Cell::str("N/A")}};
+  std::vector<std::vector<Cell>> rows = {{Cell::str("12.5%")}, {Cell::str("0.001%")}, {Cell::str("N/A")}};
   std::vector<std::string> names(rows.size(), "x");
   std::string out;
   append_table_column(out, "MaxRelativeErr", rows, 0, names);
@@ -104,8 +103,8 @@ TEST(ReportJson, PercentColumnsAreNumbers) {
 }
 
 TEST(ReportJson, StringColumnIsADictionaryRelativeToTheRowName) {
-  std::vector<std::vector<Cell>> rows = {{Cell::str("A.forward.input.0")},
-                                         {Cell::str("A.forward.output.0")}, {Cell::str("N/A")}};
+  std::vector<std::vector<Cell>> rows = {
+      {Cell::str("A.forward.input.0")}, {Cell::str("A.forward.output.0")}, {Cell::str("N/A")}};
   std::vector<std::string> names = {"A.forward.input.0", "A.forward.output.0", "B.forward.input.0"};
   std::string out;
   append_table_column(out, "Bench Name", rows, 0, names);
@@ -124,8 +123,8 @@ CompareTable small_table() {
   CompareTable t;
   t.header = {"NPU Name", "Bench Name", "NPU max", "Bench max", "NPU l2norm", "Bench l2norm", "Result"};
   auto row = [&](const std::string& n, const std::string& b, double x, double y, const char* res) {
-    t.rows.push_back({Cell::str(n), Cell::str(b), Cell::num(x), Cell::num(y), Cell::num(x),
-                      Cell::num(y), Cell::str(res)});
+    t.rows.push_back(
+        {Cell::str(n), Cell::str(b), Cell::num(x), Cell::num(y), Cell::num(x), Cell::num(y), Cell::str(res)});
     t.fills.push_back(compare::Fill::kNone);
   };
   row("Torch.a.0.forward.input.0", "Torch.a.0.forward.input.0", 1, 1, "");
@@ -167,9 +166,9 @@ Parsed page_json(const CompareTable& t, const std::vector<std::pair<std::string,
 
 TEST(ReportPage, TreeFollowsConstructAndPutsGradientsUnderTheBackwardCall) {
   CompareTable t = small_table();
-  std::vector<std::pair<std::string, std::string>> construct = {
-      {"Module.m.M.forward.0", ""}, {"Torch.a.0.forward", "Module.m.M.forward.0"},
-      {"Module.m.M.backward.0", ""}};
+  std::vector<std::pair<std::string, std::string>> construct = {{"Module.m.M.forward.0", ""},
+                                                                {"Torch.a.0.forward", "Module.m.M.forward.0"},
+                                                                {"Module.m.M.backward.0", ""}};
   Parsed p = page_json(t, &construct);
   const JsonValue& e = p.entries();
   std::vector<int32_t> parent = typed<int32_t>(*e.find("parent"));
@@ -239,7 +238,8 @@ TEST(DumpReport, InfInAnOutputIsAnErrorAndInAnInputAWarning) {
   char tmpl[] = "/tmp/msprobe_report_testXXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   std::string dir = tmpl;
-  std::ofstream(dir + "/dump.json") << R"({"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {
+  std::ofstream(dir + "/dump.json")
+      << R"({"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {
  "Torch.log.0.forward": {"input_args": [{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2], "Max": 1.0, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false}, {"type": "bool", "value": false}], "input_kwargs": {}, "output": [{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2], "Max": 0.0, "Min": -Infinity, "Mean": -Infinity, "Norm": Infinity, "requires_grad": false}]},
  "Torch.exp.0.forward": {"input_args": [{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2], "Max": 0.0, "Min": -Infinity, "Mean": -Infinity, "Norm": Infinity, "requires_grad": false}], "input_kwargs": {}, "output": [{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2], "Max": 1.0, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false}]}
 }})";
@@ -277,10 +277,13 @@ TEST(CheckReport, StatusesBecomeVerdictsAndApisGroupTheirDirections) {
   char tmpl[] = "/tmp/msprobe_check_testXXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   std::string csv = std::string(tmpl) + "/accuracy_checking_details_1.csv";
-  std::ofstream(csv) << "\xEF\xBB\xBF" "API Name,Bench Dtype,DEVICE Dtype,Shape,余弦相似度,最大绝对误差,相对误差最大值,Status,Message\n"
-                        "Functional.linear.0.forward.output.0,torch.float64,torch.float32,\"(4, 6)\",1.0,0.5, ,pass,\n"
-                        "Functional.linear.0.backward.output.0,torch.float64,torch.float32,\"(4, 6)\",0.9,0.1,0.25,error,bad\n"
-                        "Torch.matmul.0.forward.output.0, , , , , , ,SKIP,no bench\n";
+  std::ofstream(csv)
+      << "\xEF\xBB\xBF"
+         "API Name,Bench Dtype,DEVICE Dtype,Shape,余弦相似度,最大绝对误差,相对误差最大值,Status,Message\n"
+         "Functional.linear.0.forward.output.0,torch.float64,torch.float32,\"(4, 6)\",1.0,0.5, ,pass,\n"
+         "Functional.linear.0.backward.output.0,torch.float64,torch.float32,\"(4, "
+         "6)\",0.9,0.1,0.25,error,bad\n"
+         "Torch.matmul.0.forward.output.0, , , , , , ,SKIP,no bench\n";
   std::string html = render_check_report(csv);
   size_t start = html.find('>', html.find("id=\"msprobe-data\"")) + 1;
   JsonValue doc = parse_json(html.substr(start, html.find("</script>", start) - start), "page");
@@ -303,11 +306,11 @@ TEST(CheckReport, StatusesBecomeVerdictsAndApisGroupTheirDirections) {
   EXPECT_EQ(parent[bwd], api);
   EXPECT_EQ(v[fwd], kPass);
   EXPECT_EQ(v[bwd], kError);
-  EXPECT_EQ(v[api], kError);  // the API takes its worst direction
+  EXPECT_EQ(v[api], kError);                               // the API takes its worst direction
   EXPECT_EQ(v[at("Torch.matmul.0.forward")], kUnmatched);  // SKIP, shown as "skipped"
-  EXPECT_FLOAT_EQ(value[fwd], 0.5f);   // no max relative error: the max absolute error
-  EXPECT_FLOAT_EQ(value[bwd], 0.25f);  // the max relative error
-  bool cosine_titled = false;  // Chinese metric names get an English title
+  EXPECT_FLOAT_EQ(value[fwd], 0.5f);                       // no max relative error: the max absolute error
+  EXPECT_FLOAT_EQ(value[bwd], 0.25f);                      // the max relative error
+  bool cosine_titled = false;                              // Chinese metric names get an English title
   for (const JsonValue& c : part.find("rows")->find("columns")->as_array())
     if (c.find("name")->as_string() == "余弦相似度")
       cosine_titled = c.find("label") && c.find("label")->as_string() == "cosine";

@@ -93,7 +93,8 @@ TEST(RunutDumpApis, MissingFile) {
 TEST(RunutDumpApis, FilterKeepsFirstOfSimilarCalls) {
   // Spec §1.4: add.1 differs from add.0 only in Max/Min -> dropped; add.2 differs in Mean; add.3
   // has an extra kwarg; mul.0 is another group.
-  const char* t = R"({"type":"torch.Tensor","dtype":"torch.float32","shape":[2],"Max":%s,"Min":%s,"Mean":%s})";
+  const char* t =
+      R"({"type":"torch.Tensor","dtype":"torch.float32","shape":[2],"Max":%s,"Min":%s,"Mean":%s})";
   auto tensor = [&](const char* mx, const char* mn, const char* mean) {
     char buf[256];
     std::snprintf(buf, sizeof(buf), t, mx, mn, mean);
@@ -101,15 +102,30 @@ TEST(RunutDumpApis, FilterKeepsFirstOfSimilarCalls) {
   };
   const std::string p = write_temp(
       "{\"data\":{"
-      "\"Torch.add.0.forward\":{\"input_args\":[" + tensor("1", "0", "0.5") + "],\"input_kwargs\":{}},"
-      "\"Torch.add.1.forward\":{\"input_args\":[" + tensor("3", "-1", "0.5") + "],\"input_kwargs\":{}},"
-      "\"Torch.add.2.forward\":{\"input_args\":[" + tensor("1", "0", "0.7") + "],\"input_kwargs\":{}},"
-      "\"Torch.add.3.forward\":{\"input_args\":[" + tensor("1", "0", "0.5") +
+      "\"Torch.add.0.forward\":{\"input_args\":[" +
+      tensor("1", "0", "0.5") +
+      "],\"input_kwargs\":{}},"
+      "\"Torch.add.1.forward\":{\"input_args\":[" +
+      tensor("3", "-1", "0.5") +
+      "],\"input_kwargs\":{}},"
+      "\"Torch.add.2.forward\":{\"input_args\":[" +
+      tensor("1", "0", "0.7") +
+      "],\"input_kwargs\":{}},"
+      "\"Torch.add.3.forward\":{\"input_args\":[" +
+      tensor("1", "0", "0.5") +
       "],\"input_kwargs\":{\"alpha\":{\"type\":\"int\",\"value\":2}}},"
-      "\"Torch.mul.0.forward\":{\"input_args\":[" + tensor("1", "0", "0.5") + "],\"input_kwargs\":{}},"
-      "\"Torch.add.4.forward\":{\"input_args\":[[" + tensor("1", "0", "0.5") + "]],\"input_kwargs\":{}},"
-      "\"Torch.add.5.forward\":{\"input_args\":[[" + tensor("9", "0", "0.5") + "]],\"input_kwargs\":{}},"
-      "\"Torch.add.6.forward\":{\"input_args\":[[" + tensor("1", "0", "0.9") + "]],\"input_kwargs\":{}}"
+      "\"Torch.mul.0.forward\":{\"input_args\":[" +
+      tensor("1", "0", "0.5") +
+      "],\"input_kwargs\":{}},"
+      "\"Torch.add.4.forward\":{\"input_args\":[[" +
+      tensor("1", "0", "0.5") +
+      "]],\"input_kwargs\":{}},"
+      "\"Torch.add.5.forward\":{\"input_args\":[[" +
+      tensor("9", "0", "0.5") +
+      "]],\"input_kwargs\":{}},"
+      "\"Torch.add.6.forward\":{\"input_args\":[[" +
+      tensor("1", "0", "0.9") +
+      "]],\"input_kwargs\":{}}"
       "}}");
   DumpApis d = DumpApis::load(p);
   ::unlink(p.c_str());

@@ -38,7 +38,8 @@ std::string slurp(const std::string& p) {
 void spit(const std::string& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 const char kBom[] = "\xEF\xBB\xBF";
-const std::string kResultHeader = std::string(kBom) + "API name,Forward Test Success,Backward Test Success,Message\r\n";
+const std::string kResultHeader =
+    std::string(kBom) + "API name,Forward Test Success,Backward Test Success,Message\r\n";
 
 TensorView f32(const std::vector<float>& v, std::vector<int64_t> shape) {
   TensorView t;
@@ -56,7 +57,9 @@ TEST(RunutApiResult, SkipRowsAsOriginal) {
   std::string d, res;
   r.append_details_csv(d);
   r.append_result_csv(res);
-  EXPECT_EQ(res, "Distributed.all_reduce.0,SKIP,SKIP,API Distributed.all_reduce.0 not support for run ut. SKIP.\r\n");
+  EXPECT_EQ(
+      res,
+      "Distributed.all_reduce.0,SKIP,SKIP,API Distributed.all_reduce.0 not support for run ut. SKIP.\r\n");
   std::string blanks;
   for (int i = 0; i < 20; ++i) blanks += " ,";
   EXPECT_EQ(d, "Distributed.all_reduce.0.forward.output.0," + blanks +
@@ -80,8 +83,8 @@ TEST(RunutApiResult, TensorRowsAndStatuses) {
   EXPECT_EQ(r.num_rows(true), 2u);
   // A backward message replaces the backward rows and makes Backward SKIP with the message.
   r.set_backward_message("Multiple backward is not supported.");
-  EXPECT_EQ(r.result_fields(),
-            (std::vector<std::string>{"Torch.relu.0", "pass", "SKIP", "Multiple backward is not supported."}));
+  EXPECT_EQ(r.result_fields(), (std::vector<std::string>{"Torch.relu.0", "pass", "SKIP",
+                                                         "Multiple backward is not supported."}));
   // A builtin output.
   ApiResult s("Tensor.size.0");
   s.add_builtin(false, "<class 'int'>", "<class 'int'>", true);
@@ -89,7 +92,8 @@ TEST(RunutApiResult, TensorRowsAndStatuses) {
   EXPECT_EQ(s.forward_status(), Status::kError);
   std::string sd;
   s.append_details_csv(sd);
-  EXPECT_NE(sd.find("Tensor.size.0.forward.output.0,<class 'int'>,<class 'int'>, , , , , , ,0,"), std::string::npos);
+  EXPECT_NE(sd.find("Tensor.size.0.forward.output.0,<class 'int'>,<class 'int'>, , , , , , ,0,"),
+            std::string::npos);
 }
 
 TEST(RunutApiResult, AnyErrorWinsOverALaterWarning) {
@@ -181,7 +185,8 @@ TEST(RunutResultFiles, ResumeDropsUnfinishedApisAndTornRecords) {
   EXPECT_EQ(rd.find("Torch.c.0"), std::string::npos);
   EXPECT_EQ(rd.find("Torch.d.0"), std::string::npos);
   EXPECT_NE(rd.find("Torch.b.0.forward.output.0"), std::string::npos);
-  EXPECT_EQ(slurp(r), kResultHeader + "Torch.a.0,SKIP,SKIP,\"multi\nline\"\r\nTorch.b.0,SKIP,SKIP,\"multi\nline\"\r\n");
+  EXPECT_EQ(slurp(r),
+            kResultHeader + "Torch.a.0,SKIP,SKIP,\"multi\nline\"\r\nTorch.b.0,SKIP,SKIP,\"multi\nline\"\r\n");
   // Idempotent.
   ResumeReport again = prepare_resume(r, d);
   EXPECT_EQ(again.dropped_detail_rows + again.dropped_result_rows, 0);

@@ -47,9 +47,7 @@ void expect_float(const StatValue& v, double want, const char* what) {
   }
 }
 
-void expect_null(const StatValue& v, const char* what) {
-  EXPECT_EQ(v.kind, StatValue::Kind::kNull) << what;
-}
+void expect_null(const StatValue& v, const char* what) { EXPECT_EQ(v.kind, StatValue::Kind::kNull) << what; }
 
 double f32(double x) { return (double)(float)x; }
 
@@ -354,8 +352,7 @@ TEST(Stats, ComplexUsesMagnitudes) {
   expect_float(st.min, 5, "min");
   expect_null(st.norm, "norm");
   // An infinite part makes |z| infinite, even next to a NaN part.
-  std::vector<std::complex<float>> u = {{std::numeric_limits<float>::infinity(), std::nanf("")},
-                                        {1, 0}};
+  std::vector<std::complex<float>> u = {{std::numeric_limits<float>::infinity(), std::nanf("")}, {1, 0}};
   st = compute_stats(view_of(u, DType::kComplex64), false);
   expect_float(st.max, kInf, "max");
   expect_float(st.min, 1, "min");
@@ -581,12 +578,9 @@ TEST(Stats, PortableKernelsMatchDispatched) {
   }
   for (auto& x : z) x = {dist(rng), dist(rng)};
   const std::vector<TensorView> views = {
-      view_of(f, DType::kFloat32),
-      view_of(f, DType::kFloat32, {50, 100}, {1, 50}),
-      view_of(h, DType::kFloat16),
-      view_of(b, DType::kBFloat16),
-      view_of(i16, DType::kInt16),
-      view_of(z, DType::kComplex64),
+      view_of(f, DType::kFloat32), view_of(f, DType::kFloat32, {50, 100}, {1, 50}),
+      view_of(h, DType::kFloat16), view_of(b, DType::kBFloat16),
+      view_of(i16, DType::kInt16), view_of(z, DType::kComplex64),
   };
   for (const TensorView& v : views) {
     const TensorStats fast = compute_stats(v, true);

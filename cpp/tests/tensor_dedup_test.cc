@@ -38,11 +38,9 @@ TEST(TensorDedup, SameObjectUnchangedIsLinkedToItsFirstFile) {
   auto token = std::make_shared<FakeToken>(&t);
   TensorDedup d;
   EXPECT_EQ(d.link_target(identity(token, 4), 0xabc, "a.0.forward.input.0.pt"), "");
-  EXPECT_EQ(d.link_target(identity(token, 4), 0xabc, "b.0.forward.input.0.pt"),
-            "a.0.forward.input.0.pt");
+  EXPECT_EQ(d.link_target(identity(token, 4), 0xabc, "b.0.forward.input.0.pt"), "a.0.forward.input.0.pt");
   // Still linked to the first file, not to the latest link.
-  EXPECT_EQ(d.link_target(identity(token, 4), 0xabc, "c.0.forward.input.0.pt"),
-            "a.0.forward.input.0.pt");
+  EXPECT_EQ(d.link_target(identity(token, 4), 0xabc, "c.0.forward.input.0.pt"), "a.0.forward.input.0.pt");
 }
 
 TEST(TensorDedup, AnyChangeWritesTheFileAgain) {

@@ -30,8 +30,7 @@ const char kClosing[] = "\n }\n}";
 std::string member(uint64_t i) {
   const uint64_t h = (i * 2654435761u) >> 7;
   const size_t len = i % 100 == 99 ? 4000 + h % 12000 : i % 7 == 6 ? 1500 + h % 2500 : 100 + h % 1400;
-  return "\"m" + std::to_string(i) + "\": {\"pad\": \"" + std::string(len, char('a' + i % 26)) +
-         "\"}";
+  return "\"m" + std::to_string(i) + "\": {\"pad\": \"" + std::string(len, char('a' + i % 26)) + "\"}";
 }
 
 std::string separator(uint64_t i) { return i == 0 ? "\n  " : ",\n  "; }
@@ -51,7 +50,7 @@ std::string slurp(const fs::path& p) {
 
 struct Survivor {
   bool exists = false;
-  bool complete = false;  // a whole JSON document: the complete members and the closing text
+  bool complete = false;   // a whole JSON document: the complete members and the closing text
   bool clean_cut = false;  // or else: the complete members, then the start of the next one
   uint64_t members = 0;
   size_t tail = 0;  // bytes after the last complete member
@@ -113,17 +112,16 @@ TEST(WriterKill, EverySurvivingPrefixHoldsTheCompleteMembers) {
     if (!s.complete) ++torn;
     // Nothing but the start of the member in flight follows the complete members: no piece of
     // an old closing text, nothing out of order.
-    EXPECT_TRUE(s.complete || s.clean_cut) << p << ": " << s.tail << " bytes after member "
-                                           << s.members;
+    EXPECT_TRUE(s.complete || s.clean_cut) << p << ": " << s.tail << " bytes after member " << s.members;
     if (!s.complete && std::getenv("MSPROBE_WRITER_KILL_KEEP")) {
-      std::printf("[writer kill] torn: %s size %ju, %zu bytes after the last complete member\n",
-                  p.c_str(), (uintmax_t)fs::file_size(p), s.tail);
+      std::printf("[writer kill] torn: %s size %ju, %zu bytes after the last complete member\n", p.c_str(),
+                  (uintmax_t)fs::file_size(p), s.tail);
       continue;
     }
     fs::remove(p);
   }
-  std::printf("[writer kill] %d kills, %d files, %d not complete JSON, %.0f members on average\n",
-              kills, written, torn, written ? (double)members / written : 0.0);
+  std::printf("[writer kill] %d kills, %d files, %d not complete JSON, %.0f members on average\n", kills,
+              written, torn, written ? (double)members / written : 0.0);
   if (!std::getenv("MSPROBE_WRITER_KILL_KEEP")) fs::remove_all(d);
 }
 

@@ -33,8 +33,7 @@ std::string AtomicFile::temp_path_for(const std::string& path) {
   return dir + "." + name + "." + std::to_string(::getpid()) + ".msprobe-tmp";
 }
 
-AtomicFile::AtomicFile(std::string path, mode_t mode)
-    : path_(std::move(path)), temp_(temp_path_for(path_)) {
+AtomicFile::AtomicFile(std::string path, mode_t mode) : path_(std::move(path)), temp_(temp_path_for(path_)) {
   ::unlink(temp_.c_str());  // a leftover of a killed process
   fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
   if (fd_ < 0) io_error("cannot create", temp_, errno);

@@ -30,8 +30,8 @@ MappedFile::MappedFile(const std::string& path, unsigned flags)
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw FileError(path + (S_ISDIR(st.st_mode) ? ": is a directory, expected a file"
-                                                : ": is not a regular file"));
+    throw FileError(path +
+                    (S_ISDIR(st.st_mode) ? ": is a directory, expected a file" : ": is not a regular file"));
   }
   size_ = (size_t)st.st_size;
   if (size_ > 0) {

@@ -31,34 +31,92 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Input columns. The first 14 are required (as in 1.2.1); Shape and Message are optional.
 enum InCol {
-  kApiName, kDeviceDtype, kSmallValue, kRmse, kMaxRel, kMeanRel, kEb, kErrorRate, kInfNan,
-  kRelErrRatio, kAbsErrRatio, kMeanUlp, kUlpProportion, kThousandth, kShape, kMessage,
+  kApiName,
+  kDeviceDtype,
+  kSmallValue,
+  kRmse,
+  kMaxRel,
+  kMeanRel,
+  kEb,
+  kErrorRate,
+  kInfNan,
+  kRelErrRatio,
+  kAbsErrRatio,
+  kMeanUlp,
+  kUlpProportion,
+  kThousandth,
+  kShape,
+  kMessage,
   kNumInCols
 };
 const char* const kInColNames[kNumInCols] = {
-    "API Name", "DEVICE Dtype", "小值域错误占比", "均方根误差", "相对误差最大值",
-    "相对误差平均值", "误差均衡性", "二进制一致错误率", "inf/nan错误率", "相对误差错误率",
-    "绝对误差错误率", "ULP误差平均值", "ULP误差大于阈值占比", "双千指标", "Shape", "Message"};
+    "API Name",       "DEVICE Dtype",  "小值域错误占比",      "均方根误差",    "相对误差最大值",
+    "相对误差平均值", "误差均衡性",    "二进制一致错误率",    "inf/nan错误率", "相对误差错误率",
+    "绝对误差错误率", "ULP误差平均值", "ULP误差大于阈值占比", "双千指标",      "Shape",
+    "Message"};
 constexpr int kNumRequired = 14;
 
 // Output details columns.
 enum OutCol {
-  oApiName, oSmallRatio, oSmallStatus, oRmseRatio, oRmseStatus, oMaxRelRatio, oMaxRelStatus,
-  oMeanRelRatio, oMeanRelStatus, oEbRatio, oEbStatus, oInfNan, oInfNanStatus, oRelErr,
-  oRelErrStatus, oAbsErr, oAbsErrStatus, oErrorRate, oErrorRateStatus, oMeanUlp, oUlpProp,
-  oUlpPropRatio, oUlpStatus, oThousandth, oThousandthStatus, oResult, oAlgorithm, oMessage,
+  oApiName,
+  oSmallRatio,
+  oSmallStatus,
+  oRmseRatio,
+  oRmseStatus,
+  oMaxRelRatio,
+  oMaxRelStatus,
+  oMeanRelRatio,
+  oMeanRelStatus,
+  oEbRatio,
+  oEbStatus,
+  oInfNan,
+  oInfNanStatus,
+  oRelErr,
+  oRelErrStatus,
+  oAbsErr,
+  oAbsErrStatus,
+  oErrorRate,
+  oErrorRateStatus,
+  oMeanUlp,
+  oUlpProp,
+  oUlpPropRatio,
+  oUlpStatus,
+  oThousandth,
+  oThousandthStatus,
+  oResult,
+  oAlgorithm,
+  oMessage,
   kNumOutCols
 };
-const char* const kDetailHeader[kNumOutCols] = {
-    "API Name", "小值域错误比值", "小值域判定结果", "均方根误差比值", "均方根误差判定结果",
-    "相对误差最大值比值", "相对误差最大值判定结果", "相对误差平均值比值",
-    "相对误差平均值判定结果", "误差均衡性比值", "误差均衡性判定结果", "inf/nan错误率",
-    "inf/nan判定结果", "相对误差错误率", "相对误差判定结果", "绝对误差错误率",
-    "绝对误差判定结果", "二进制一致错误率", "二进制一致错误率判定结果", "ULP误差平均值",
-    "ULP误差大于阈值占比", "ULP误差大于阈值占比比值", "ULP误差判定结果", "双千指标",
-    "双千指标判定结果", "比对结果", "比对算法", "Message"};
-const char* const kResultHeader[4] = {"API Name", "Forward Test Success", "Backward Test Success",
-                                      "Message"};
+const char* const kDetailHeader[kNumOutCols] = {"API Name",
+                                                "小值域错误比值",
+                                                "小值域判定结果",
+                                                "均方根误差比值",
+                                                "均方根误差判定结果",
+                                                "相对误差最大值比值",
+                                                "相对误差最大值判定结果",
+                                                "相对误差平均值比值",
+                                                "相对误差平均值判定结果",
+                                                "误差均衡性比值",
+                                                "误差均衡性判定结果",
+                                                "inf/nan错误率",
+                                                "inf/nan判定结果",
+                                                "相对误差错误率",
+                                                "相对误差判定结果",
+                                                "绝对误差错误率",
+                                                "绝对误差判定结果",
+                                                "二进制一致错误率",
+                                                "二进制一致错误率判定结果",
+                                                "ULP误差平均值",
+                                                "ULP误差大于阈值占比",
+                                                "ULP误差大于阈值占比比值",
+                                                "ULP误差判定结果",
+                                                "双千指标",
+                                                "双千指标判定结果",
+                                                "比对结果",
+                                                "比对算法",
+                                                "Message"};
+const char* const kResultHeader[4] = {"API Name", "Forward Test Success", "Backward Test Success", "Message"};
 
 const char* const kUnsupportedMessage = "This data type does not support benchmark compare.";
 const char* const kTopkMessage =
@@ -71,10 +129,9 @@ bool is_unsupported_dtype(std::string_view d) {
 
 // pandas.read_csv's default NA spellings.
 bool is_na_text(std::string_view s) {
-  static const std::string_view kNa[] = {
-      "",     "#N/A", "#N/A N/A", "#NA",  "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
-      "1.#QNAN", "<NA>", "N/A",  "NA",   "NULL",    "NaN",      "None", "n/a",  "nan",
-      "null"};
+  static const std::string_view kNa[] = {"",     "#N/A",   "#N/A N/A", "#NA",  "-1.#IND", "-1.#QNAN", "-NaN",
+                                         "-nan", "1.#IND", "1.#QNAN",  "<NA>", "N/A",     "NA",       "NULL",
+                                         "NaN",  "None",   "n/a",      "nan",  "null"};
   for (std::string_view n : kNa) {
     if (s == n) return true;
   }
@@ -191,9 +248,7 @@ class Judge {
   }
 
  private:
-  static const char* pass_or_error(bool pass) {
-    return status_text(pass ? Status::kPass : Status::kError);
-  }
+  static const char* pass_or_error(bool pass) { return status_text(pass ? Status::kPass : Status::kError); }
 
   Status binary(const Row& npu, OutRow& out) const {
     const bool pass = npu.number(kErrorRate) == 0;
@@ -390,8 +445,7 @@ bool split_row_name(std::string_view full, std::string& api_name, std::string& a
   size_t start = 0;
   while (true) {
     const size_t dot = full.find('.', start);
-    parts.push_back(full.substr(start, dot == std::string_view::npos ? std::string_view::npos
-                                                                     : dot - start));
+    parts.push_back(full.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }
@@ -420,8 +474,7 @@ void resolve_columns(const CsvTable& t, const std::string& path, int* cols) {
     }
   }
   if (!missing.empty()) {
-    throw InvalidInput(path + ": not a run_ut accuracy_checking_details CSV: missing column(s) " +
-                       missing);
+    throw InvalidInput(path + ": not a run_ut accuracy_checking_details CSV: missing column(s) " + missing);
   }
 }
 

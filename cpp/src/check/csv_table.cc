@@ -38,8 +38,7 @@ CsvTable CsvTable::parse(std::string text, const std::string& name) {
 
   size_t i = 0;
   const size_t n = s.size();
-  if (n >= 3 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
-      (unsigned char)s[2] == 0xBF) {
+  if (n >= 3 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB && (unsigned char)s[2] == 0xBF) {
     i = 3;
   }
   int64_t line = 1;
@@ -51,7 +50,11 @@ CsvTable CsvTable::parse(std::string text, const std::string& name) {
 
   while (i < n) {
     // Skip empty lines.
-    if (s[i] == '\n') { ++i; ++line; continue; }
+    if (s[i] == '\n') {
+      ++i;
+      ++line;
+      continue;
+    }
     if (s[i] == '\r') {
       ++i;
       if (i < n && s[i] == '\n') ++i;
@@ -132,8 +135,7 @@ void append_csv_row(std::string& out, const std::vector<std::string>& fields) {
   for (size_t k = 0; k < fields.size(); ++k) {
     if (k) out.push_back(',');
     const std::string& f = fields[k];
-    const bool quote = f.find_first_of(",\"\r\n") != std::string::npos ||
-                       (f.empty() && fields.size() == 1);
+    const bool quote = f.find_first_of(",\"\r\n") != std::string::npos || (f.empty() && fields.size() == 1);
     if (!quote) {
       out += f;
       continue;

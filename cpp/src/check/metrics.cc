@@ -36,8 +36,9 @@ Prec prec_of(DType t) {
     case DType::kBFloat16:
     case DType::kFloat32: return Prec::kFloat;
     case DType::kFloat64: return Prec::kDouble;
-    default: throw InvalidInput(std::string("accuracy metrics need floating-point tensors, got ") +
-                                torch_dtype_name(t));
+    default:
+      throw InvalidInput(std::string("accuracy metrics need floating-point tensors, got ") +
+                         torch_dtype_name(t));
   }
 }
 
@@ -45,8 +46,7 @@ Prec prec_of(DType t) {
 inline bool simd_available() { return check_simd_enabled(); }
 
 template <Prec B, Prec D, Prec T, unsigned M>
-void run_pass(const TensorView& bench, const TensorView& device, DType bench_as,
-              const Params& p, Acc& a) {
+void run_pass(const TensorView& bench, const TensorView& device, DType bench_as, const Params& p, Acc& a) {
   const int64_t n = device.numel();
   std::vector<S<B>> bb(kBlock);
   std::vector<S<D>> db(kBlock);
@@ -90,8 +90,8 @@ void run_pass(const TensorView& bench, const TensorView& device, DType bench_as,
 }
 
 template <Prec B, Prec D>
-void dispatch_mode(unsigned mode, bool ulp_double, const TensorView& bench,
-                   const TensorView& device, DType bench_as, const Params& p, Acc& a) {
+void dispatch_mode(unsigned mode, bool ulp_double, const TensorView& bench, const TensorView& device,
+                   DType bench_as, const Params& p, Acc& a) {
   switch (mode) {
     case kCommon: return run_pass<B, D, Prec::kFloat, kCommon>(bench, device, bench_as, p, a);
     case kStd: return run_pass<B, D, Prec::kFloat, kStd>(bench, device, bench_as, p, a);
@@ -103,8 +103,8 @@ void dispatch_mode(unsigned mode, bool ulp_double, const TensorView& bench,
 
 void dispatch(Prec b, Prec d, unsigned mode, bool ulp_double, const TensorView& bench,
               const TensorView& device, DType bench_as, const Params& p, Acc& a) {
-#define MSPROBE_CASE(BP, DP)                                                        \
-  if (b == Prec::BP && d == Prec::DP)                                               \
+#define MSPROBE_CASE(BP, DP)          \
+  if (b == Prec::BP && d == Prec::DP) \
     return dispatch_mode<Prec::BP, Prec::DP>(mode, ulp_double, bench, device, bench_as, p, a);
   MSPROBE_CASE(kHalf, kHalf)
   MSPROBE_CASE(kHalf, kFloat)
@@ -142,18 +142,17 @@ Num ratio_or_zero(int64_t count, int64_t total) {
 
 void check_pair(const TensorView& bench, const TensorView& device) {
   MSPROBE_CHECK(bench.numel() == device.numel(), InvalidInput,
-                "accuracy metrics: bench has " + std::to_string(bench.numel()) +
-                    " elements but device has " + std::to_string(device.numel()));
-  MSPROBE_CHECK((bench.numel() == 0 || bench.data != nullptr) &&
-                    (device.numel() == 0 || device.data != nullptr),
-                InvalidInput, "accuracy metrics: a tensor has no readable storage");
+                "accuracy metrics: bench has " + std::to_string(bench.numel()) + " elements but device has " +
+                    std::to_string(device.numel()));
+  MSPROBE_CHECK(
+      (bench.numel() == 0 || bench.data != nullptr) && (device.numel() == 0 || device.data != nullptr),
+      InvalidInput, "accuracy metrics: a tensor has no readable storage");
 }
 
 const double kCosEps = 2.220446049250313e-16;  // np.finfo(float).eps
 
 // Cosine from the accumulated sums (see cosine_sim in the spec §2.1).
-CosineResult cosine_from(const Acc& a, const TensorView& bench, const TensorView& device,
-                         bool any_double) {
+CosineResult cosine_from(const Acc& a, const TensorView& bench, const TensorView& device, bool any_double) {
   CosineResult c;
   if (a.n == 1) {
     c.pass = true;
@@ -222,8 +221,7 @@ Setup setup_for(const TensorView& bench, const TensorView& device) {
   s.tau = device.dtype;
   if (!dtype_is_floating(device.dtype) || !dtype_is_floating(bench.dtype)) {
     throw InvalidInput(std::string("accuracy metrics need floating-point tensors, got bench ") +
-                       torch_dtype_name(bench.dtype) + " and device " +
-                       torch_dtype_name(device.dtype));
+                       torch_dtype_name(bench.dtype) + " and device " + torch_dtype_name(device.dtype));
   }
   if (device.dtype == DType::kBFloat16) {
     s.b = s.d = Prec::kFloat;
@@ -286,15 +284,13 @@ const char* num_kind_name(NumKind k) {
   return "float64";
 }
 
-FloatMetrics compute_float_metrics(const TensorView& bench, const TensorView& device,
-                                   Standard standard) {
+FloatMetrics compute_float_metrics(const TensorView& bench, const TensorView& device, Standard standard) {
   check_pair(bench, device);
   const Setup s = setup_for(bench, device);
   FloatMetrics m;
   m.numel = device.numel();
   m.standard = standard;
-  m.new_standard = s.tau == DType::kFloat16 || s.tau == DType::kBFloat16 ||
-                   s.tau == DType::kFloat32;
+  m.new_standard = s.tau == DType::kFloat16 || s.tau == DType::kBFloat16 || s.tau == DType::kFloat32;
   const Params q = params_for(s, standard);
   unsigned mode = kCommon;
   if (m.new_standard) {
@@ -329,12 +325,8 @@ FloatMetrics compute_float_metrics(const TensorView& bench, const TensorView& de
 
   const Num eb = n == 0 ? int_num(0) : f64((double)std::llabs(a.pos - a.neg) / (double)n);
   switch (standard) {
-    case Standard::kBinaryConsistency:
-      m.error_rate = f64(n == 0 ? kNaN : (double)a.neq / (double)n);
-      break;
-    case Standard::kThousandth:
-      m.rel_err_thousandth = m.thousandth;
-      break;
+    case Standard::kBinaryConsistency: m.error_rate = f64(n == 0 ? kNaN : (double)a.neq / (double)n); break;
+    case Standard::kThousandth: m.rel_err_thousandth = m.thousandth; break;
     case Standard::kBenchmark: {
       m.small_value_err_ratio = ratio_or_zero(a.n_small_err_bench, a.n_small);
       const int64_t masked = a.n_small + a.n_inf;
@@ -342,8 +334,7 @@ FloatMetrics compute_float_metrics(const TensorView& bench, const TensorView& de
       const double mse = n == 0 ? kNaN : round_to(p, a.sumsq / (double)n);
       m.rmse = f64(std::sqrt(mse * ((double)n / ((double)(n - masked) + 0.0001) + 0.0001)));
       m.max_rel_err = a.cnt_r > 0 && a.max_r >= 0 ? make(round_to(p, a.max_r), pk) : int_num(0);
-      m.mean_rel_err =
-          a.cnt_r > 0 ? make(round_to(p, a.sum_r / (double)a.cnt_r), pk) : int_num(0);
+      m.mean_rel_err = a.cnt_r > 0 ? make(round_to(p, a.sum_r / (double)a.cnt_r), pk) : int_num(0);
       m.eb = eb;
       break;
     }
@@ -394,8 +385,7 @@ double binary_error_rate(const TensorView& bench, const TensorView& device) {
 
 int64_t count_zeros(const TensorView& t) {
   const int64_t n = t.numel();
-  MSPROBE_CHECK(n == 0 || t.data != nullptr, InvalidInput,
-                "count_zeros: the tensor has no readable storage");
+  MSPROBE_CHECK(n == 0 || t.data != nullptr, InvalidInput, "count_zeros: the tensor has no readable storage");
   Reader r(t);
   std::vector<double> buf(kBlock);
   int64_t zeros = 0;

@@ -31,7 +31,8 @@ using numpy::Arith;
 using numpy::cvt;
 using numpy::max_prec;
 using numpy::Prec;
-template <Prec P> using S = numpy::Storage<P>;
+template <Prec P>
+using S = numpy::Storage<P>;
 
 struct Params {
   // B precision
@@ -55,8 +56,8 @@ struct Acc {
   bool nan_e = false;
   int64_t c1 = 0, c2 = 0, c3 = 0, neq = 0, pos = 0, neg = 0;
   // benchmark / absolute / accumulative
-  int64_t n_inf = 0, n_small = 0, n_small_err_bench = 0, n_small_err_abs = 0, n_normal = 0,
-          n_rel_err = 0, n_inf_fail = 0, cnt_r = 0;
+  int64_t n_inf = 0, n_small = 0, n_small_err_bench = 0, n_small_err_abs = 0, n_normal = 0, n_rel_err = 0,
+          n_inf_fail = 0, cnt_r = 0;
   double sumsq = 0, max_r = -1, sum_r = 0;
   // ULP
   double max_u = -kInf, sum_u = 0;
@@ -258,12 +259,11 @@ void kernel_portable(const S<B>* bs, const S<D>* ds, int64_t n, const Params& p,
   constexpr int L = kLanes;
   PortableLanes ln{};
   for (int j = 0; j < L; ++j) ln.maxe[j] = ln.maxu[j] = -kInf, ln.maxr[j] = -1;
-  auto &sdd = ln.sdd, &sbb = ln.sbb, &sdb = ln.sdb, &sumsq = ln.sumsq, &sumr = ln.sumr,
-       &sumu = ln.sumu, &maxd = ln.maxd, &maxb = ln.maxb, &maxe = ln.maxe, &maxr = ln.maxr,
-       &maxu = ln.maxu;
-  auto &c1 = ln.c1, &c2 = ln.c2, &c3 = ln.c3, &neq = ln.neq, &pos = ln.pos, &neg = ln.neg,
-       &nfin = ln.nfin, &nsmall = ln.nsmall, &nse_b = ln.nse_b, &nse_a = ln.nse_a,
-       &nnorm = ln.nnorm, &nrel = ln.nrel, &cntu = ln.cntu, &flags = ln.flags;
+  auto &sdd = ln.sdd, &sbb = ln.sbb, &sdb = ln.sdb, &sumsq = ln.sumsq, &sumr = ln.sumr, &sumu = ln.sumu,
+       &maxd = ln.maxd, &maxb = ln.maxb, &maxe = ln.maxe, &maxr = ln.maxr, &maxu = ln.maxu;
+  auto &c1 = ln.c1, &c2 = ln.c2, &c3 = ln.c3, &neq = ln.neq, &pos = ln.pos, &neg = ln.neg, &nfin = ln.nfin,
+       &nsmall = ln.nsmall, &nse_b = ln.nse_b, &nse_a = ln.nse_a, &nnorm = ln.nnorm, &nrel = ln.nrel,
+       &cntu = ln.cntu, &flags = ln.flags;
 
   // Written without short-circuit operators or NaN-sensitive branches so that the lane loop
   // vectorises: `a < x ? x : a` is a max that ignores a NaN x (NaN is tracked in `flags`).
@@ -333,8 +333,7 @@ void kernel_portable(const S<B>* bs, const S<D>* ds, int64_t n, const Params& p,
 // The AVX2 copy over the multiple-of-4 prefix of n; returns how many elements it took (0: the
 // caller runs kernel_portable). Instantiated in metrics_kernel_avx2.cc for float/double benches.
 template <Prec B, Prec D, Prec T, unsigned M>
-MSPROBE_TARGET_SIMD int64_t kernel_avx2(const S<B>* bs, const S<D>* ds, int64_t n,
-                                        const Params& p, Acc& a);
+MSPROBE_TARGET_SIMD int64_t kernel_avx2(const S<B>* bs, const S<D>* ds, int64_t n, const Params& p, Acc& a);
 #endif
 
 }  // namespace metrics_kernel

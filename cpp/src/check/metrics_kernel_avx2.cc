@@ -26,12 +26,26 @@ typedef int32_t vi8 __attribute__((vector_size(16)));
 typedef int64_t vl8 __attribute__((vector_size(32)));
 constexpr int kV = 4;
 
-template <Prec P> struct VecOf;
-template <> struct VecOf<Prec::kFloat> { using V = vf8; using M = vi8; };
-template <> struct VecOf<Prec::kDouble> { using V = vd8; using M = vl8; };
-template <> struct VecOf<Prec::kHalf> { using V = vf8; using M = vi8; };  // fp16 held in float
+template <Prec P>
+struct VecOf;
+template <>
+struct VecOf<Prec::kFloat> {
+  using V = vf8;
+  using M = vi8;
+};
+template <>
+struct VecOf<Prec::kDouble> {
+  using V = vd8;
+  using M = vl8;
+};
+template <>
+struct VecOf<Prec::kHalf> {
+  using V = vf8;
+  using M = vi8;
+};  // fp16 held in float
 
-template <Prec P> using Vec = typename VecOf<P>::V;
+template <Prec P>
+using Vec = typename VecOf<P>::V;
 
 #define MSPROBE_VINLINE inline __attribute__((always_inline)) MSPROBE_TARGET_SIMD
 template <typename V, typename Sc>
@@ -43,11 +57,17 @@ MSPROBE_VINLINE V vload(const Sc* p) {
 MSPROBE_VINLINE vf8 vabs(vf8 x) { return (vf8)((vi8)x & 0x7fffffff); }
 MSPROBE_VINLINE vd8 vabs(vd8 x) { return (vd8)((vl8)x & 0x7fffffffffffffffLL); }
 template <typename To, typename From>
-MSPROBE_VINLINE To vconv(From x) { return __builtin_convertvector(x, To); }
+MSPROBE_VINLINE To vconv(From x) {
+  return __builtin_convertvector(x, To);
+}
 template <>
-MSPROBE_VINLINE vf8 vconv<vf8, vf8>(vf8 x) { return x; }
+MSPROBE_VINLINE vf8 vconv<vf8, vf8>(vf8 x) {
+  return x;
+}
 template <>
-MSPROBE_VINLINE vd8 vconv<vd8, vd8>(vd8 x) { return x; }
+MSPROBE_VINLINE vd8 vconv<vd8, vd8>(vd8 x) {
+  return x;
+}
 MSPROBE_VINLINE vl8 mask64(vi8 m) { return __builtin_convertvector(m, vl8); }
 MSPROBE_VINLINE vl8 mask64(vl8 m) { return m; }
 template <typename V>
@@ -56,7 +76,6 @@ MSPROBE_VINLINE V splat(double x) {
   for (size_t k = 0; k < sizeof(V) / sizeof(v[0]); ++k) v[k] = (decltype(v[0] + 0))x;
   return v;
 }
-
 
 // The bench in the device's dtype (numpy astype): for an fp16 device, round to fp16 (F16C,
 // round to nearest even, overflow to inf, as numpy's float-to-half).
@@ -76,9 +95,16 @@ MSPROBE_TARGET_SIMD MSPROBE_VINLINE Vec<D> to_device(BV b) {
 
 MSPROBE_VINLINE vi8 mask32(vi8 m) { return m; }
 MSPROBE_VINLINE vi8 mask32(vl8 m) { return __builtin_convertvector(m, vi8); }
-template <typename V> struct MaskOf;
-template <> struct MaskOf<vf8> { using M = vi8; };
-template <> struct MaskOf<vd8> { using M = vl8; };
+template <typename V>
+struct MaskOf;
+template <>
+struct MaskOf<vf8> {
+  using M = vi8;
+};
+template <>
+struct MaskOf<vd8> {
+  using M = vl8;
+};
 // A 32-bit lane mask widened to the lane width of V.
 MSPROBE_VINLINE vi8 mask_for(vi8 m, vf8) { return m; }
 MSPROBE_VINLINE vl8 mask_for(vi8 m, vd8) { return mask64(m); }
@@ -88,7 +114,9 @@ MSPROBE_VINLINE V select_or_zero(V x, vi8 m) {
   return (V)((MV)x & mask_for(m, V{}));
 }
 template <typename V>
-MSPROBE_VINLINE V vmax(V acc, V x) { return acc < x ? x : acc; }  // ignores a NaN x
+MSPROBE_VINLINE V vmax(V acc, V x) {
+  return acc < x ? x : acc;
+}  // ignores a NaN x
 
 // ULP exponent of |b| from its bits: floor(log2 |b|) clamped at min_eb, 0 for b == 0. `spec`
 // marks lanes the bits cannot decide (subnormal, inf/NaN, just below a power of two).
@@ -112,16 +140,14 @@ MSPROBE_VINLINE vl8 ulp_exponent(vd8 ab, vl8 min_eb, vl8& spec) {
 }
 
 template <Prec B, Prec D, Prec T, unsigned M>
-MSPROBE_TARGET_SIMD int64_t kernel_avx2(const S<B>* bs, const S<D>* ds, int64_t n,
-                                        const Params& p, Acc& a) {
+MSPROBE_TARGET_SIMD int64_t kernel_avx2(const S<B>* bs, const S<D>* ds, int64_t n, const Params& p, Acc& a) {
   constexpr Prec P = max_prec(B, D);
   using BV = Vec<B>;
   using DV = Vec<D>;
   using PV = Vec<P>;
   const BV eps_b = splat<BV>(p.eps_b), sv_b = splat<BV>(p.sv_b);
   const PV t1 = splat<PV>(p.t1), t2 = splat<PV>(p.t2), t3 = splat<PV>(p.t3);
-  const PV atol_bench = splat<PV>(p.atol_bench), atol_abs = splat<PV>(p.atol_abs),
-           rtol = splat<PV>(p.rtol);
+  const PV atol_bench = splat<PV>(p.atol_bench), atol_abs = splat<PV>(p.atol_abs), rtol = splat<PV>(p.rtol);
   const DV dmax = splat<DV>(Arith<D>::kMax);
   const BV bmax = splat<BV>(Arith<B>::kMax);
   using TV = Vec<T>;
@@ -139,8 +165,8 @@ MSPROBE_TARGET_SIMD int64_t kernel_avx2(const S<B>* bs, const S<D>* ds, int64_t 
   TV maxu = splat<TV>(-kInf);
   // int32 lane counters: a call covers at most kBlock elements, so they cannot overflow.
   const vi8 z = {0, 0, 0, 0};
-  vi8 c1 = z, c2 = z, c3 = z, neq = z, pos = z, neg = z, nfin = z, nsmall = z, nse_b = z,
-      nse_a = z, nnorm = z, nrel = z, flags = z, cntu = z;
+  vi8 c1 = z, c2 = z, c3 = z, neq = z, pos = z, neg = z, nfin = z, nsmall = z, nse_b = z, nse_a = z,
+      nnorm = z, nrel = z, flags = z, cntu = z;
   const int64_t nv = n / kV * kV;
   for (int64_t i = 0; i < nv; i += kV) {
     const BV b = vload<BV>(bs + i);
@@ -206,22 +232,22 @@ MSPROBE_TARGET_SIMD int64_t kernel_avx2(const S<B>* bs, const S<D>* ds, int64_t 
     }
   }
   const Lanes<vd8, DV, BV, PV, TV, vi8> ln{
-      sdd, sbb, sdb, sumsq, sumr, sumu, maxd, maxb, maxe, maxr, maxu, c1, c2, c3, neq,
-      pos, neg, nfin, nsmall, nse_b, nse_a, nnorm, nrel, cntu, flags};  // Lanes' field order
+      sdd, sbb, sdb, sumsq, sumr, sumu,   maxd,  maxb,  maxe,  maxr, maxu, c1,   c2,
+      c3,  neq, pos, neg,   nfin, nsmall, nse_b, nse_a, nnorm, nrel, cntu, flags};  // Lanes' field order
   const int64_t finite = a.merge(ln, nv);
   if ((M & kStd) && finite < nv) inf_nan_check<B, D>(bs, ds, nv, p, a);
   return nv;
 }
 
 // Every (bench, device) pair run_pass sends here, with the (ULP precision, mode) pairs in use.
-#define MSPROBE_AVX2_MODES(BP, DP)                                                       \
-  template int64_t kernel_avx2<Prec::BP, Prec::DP, Prec::kFloat, kCommon>(               \
-      const S<Prec::BP>*, const S<Prec::DP>*, int64_t, const Params&, Acc&);             \
-  template int64_t kernel_avx2<Prec::BP, Prec::DP, Prec::kFloat, kStd>(                  \
-      const S<Prec::BP>*, const S<Prec::DP>*, int64_t, const Params&, Acc&);             \
-  template int64_t kernel_avx2<Prec::BP, Prec::DP, Prec::kFloat, kUlpMode>(              \
-      const S<Prec::BP>*, const S<Prec::DP>*, int64_t, const Params&, Acc&);             \
-  template int64_t kernel_avx2<Prec::BP, Prec::DP, Prec::kDouble, kUlpMode>(             \
+#define MSPROBE_AVX2_MODES(BP, DP)                                           \
+  template int64_t kernel_avx2<Prec::BP, Prec::DP, Prec::kFloat, kCommon>(   \
+      const S<Prec::BP>*, const S<Prec::DP>*, int64_t, const Params&, Acc&); \
+  template int64_t kernel_avx2<Prec::BP, Prec::DP, Prec::kFloat, kStd>(      \
+      const S<Prec::BP>*, const S<Prec::DP>*, int64_t, const Params&, Acc&); \
+  template int64_t kernel_avx2<Prec::BP, Prec::DP, Prec::kFloat, kUlpMode>(  \
+      const S<Prec::BP>*, const S<Prec::DP>*, int64_t, const Params&, Acc&); \
+  template int64_t kernel_avx2<Prec::BP, Prec::DP, Prec::kDouble, kUlpMode>( \
       const S<Prec::BP>*, const S<Prec::DP>*, int64_t, const Params&, Acc&);
 MSPROBE_AVX2_MODES(kFloat, kHalf)
 MSPROBE_AVX2_MODES(kFloat, kFloat)

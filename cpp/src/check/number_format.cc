@@ -124,8 +124,7 @@ std::string format_float32(double v) {
 
 std::string format_float16(double v) {
   const float h = round_to_half((float)v);
-  return shortest((double)h, 5,
-                  [h](double x) { return round_to_half((float)x) == h; });
+  return shortest((double)h, 5, [h](double x) { return round_to_half((float)x) == h; });
 }
 
 std::string format_metric(const Num& n, int precision) {

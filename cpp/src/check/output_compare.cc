@@ -33,10 +33,14 @@ enum class Kind { kFloat, kBool, kInt, kOther };
 
 Kind kind_of(DType t) {
   switch (t) {
-    case DType::kFloat16: case DType::kBFloat16: case DType::kFloat32: case DType::kFloat64:
-      return Kind::kFloat;
-    case DType::kBool: case DType::kUInt8: return Kind::kBool;
-    case DType::kInt32: case DType::kInt64: return Kind::kInt;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+    case DType::kFloat32:
+    case DType::kFloat64: return Kind::kFloat;
+    case DType::kBool:
+    case DType::kUInt8: return Kind::kBool;
+    case DType::kInt32:
+    case DType::kInt64: return Kind::kInt;
     default: return Kind::kOther;
   }
 }
@@ -104,10 +108,9 @@ std::vector<std::string> OutputCompareResult::detail_cells(int precision) const 
   c.push_back(bench_dtype.empty() ? " " : bench_dtype);
   c.push_back(device_dtype.empty() ? " " : device_dtype);
   c.push_back(shape.empty() ? " " : shape);
-  for (const Num* n : {&cosine, &max_abs_err, &hundredth, &thousandth, &ten_thousandth,
-                       &error_rate, &eb, &rmse, &small_value_err_ratio, &max_rel_err,
-                       &mean_rel_err, &inf_nan_error_ratio, &rel_err_ratio, &abs_err_ratio,
-                       &max_ulp_err, &mean_ulp_err, &ulp_err_proportion}) {
+  for (const Num* n : {&cosine, &max_abs_err, &hundredth, &thousandth, &ten_thousandth, &error_rate, &eb,
+                       &rmse, &small_value_err_ratio, &max_rel_err, &mean_rel_err, &inf_nan_error_ratio,
+                       &rel_err_ratio, &abs_err_ratio, &max_ulp_err, &mean_ulp_err, &ulp_err_proportion}) {
     c.push_back(format_metric(*n, precision));
   }
   c.push_back(status_text(status));
@@ -129,8 +132,8 @@ OutputCompareResult compare_output_tensor(std::string_view api_short_name, const
     return r;
   }
   // bf16 device outputs are compared as float32 on both sides.
-  const DType bt = device.dtype == DType::kBFloat16 && dtype_is_floating(bench.dtype)
-                       ? DType::kFloat32 : bench.dtype;
+  const DType bt =
+      device.dtype == DType::kBFloat16 && dtype_is_floating(bench.dtype) ? DType::kFloat32 : bench.dtype;
   const DType dt = device.dtype == DType::kBFloat16 ? DType::kFloat32 : device.dtype;
   const Kind bk = kind_of(bt), dk = kind_of(dt);
   if (bk == Kind::kOther || bk != dk) {
@@ -160,8 +163,7 @@ OutputCompareResult compare_output_tensor(std::string_view api_short_name, const
   if (m.new_standard) {
     take_standard_columns(m, r);
   } else {
-    msg += std::string("The data type ") + r.device_dtype +
-           " is not supported for new precision standard.";
+    msg += std::string("The data type ") + r.device_dtype + " is not supported for new precision standard.";
   }
   const CosineResult& cos = m.cosine;
   if (cos.has_value) {
@@ -187,8 +189,7 @@ OutputCompareResult compare_output_tensor(std::string_view api_short_name, const
   r.thousandth = m.thousandth;
   const bool thousand_ok = m.thousandth.value > 1.0 - 0.001;
   if (half_like) {
-    return thousand_ok ? done(Status::kPass, kThousandPass)
-                       : done(Status::kWarning, kThousandWarning);
+    return thousand_ok ? done(Status::kPass, kThousandPass) : done(Status::kWarning, kThousandWarning);
   }
   r.ten_thousandth = m.ten_thousandth;
   if (device.dtype == DType::kFloat32 || device.dtype == DType::kFloat64) {

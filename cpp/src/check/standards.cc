@@ -14,22 +14,25 @@ namespace {
 // The 1.2.1 api_precision_standard.yaml lists (unchanged through the newest versions), searched
 // in this order; the lists are disjoint.
 const char* const kAbsoluteApis[] = {
-    "mul", "mul_", "__mul__", "__imul__", "__rmul__", "add", "add_", "__add__", "__iadd__",
-    "__radd__", "div", "div_", "__div__", "__idiv__", "divide", "divide_", "leaky_relu",
-    "leaky_relu_", "prelu", "reciprocal", "reciprocal_", "rsqrt", "rsqrt_", "square", "square_",
-    "sub", "sub_", "rsub", "__isub__", "__sub__"};
+    "mul",        "mul_",        "__mul__", "__imul__",   "__rmul__",    "add",      "add_",   "__add__",
+    "__iadd__",   "__radd__",    "div",     "div_",       "__div__",     "__idiv__", "divide", "divide_",
+    "leaky_relu", "leaky_relu_", "prelu",   "reciprocal", "reciprocal_", "rsqrt",    "rsqrt_", "square",
+    "square_",    "sub",         "sub_",    "rsub",       "__isub__",    "__sub__"};
 const char* const kBinaryApis[] = {
-    "abs", "abs_", "absolute", "absolute_", "argmin", "bitwise_and", "bitwise_and_",
-    "broadcast_to", "ceil", "ceil_", "equal", "fill_", "flatten", "floor", "floor_", "gather",
-    "greater", "greater_", "greater_equal", "greater_equal_", "histc", "isfinite", "isnan",
-    "less", "less_", "less_equal", "less_equal_", "logical_and", "logical_and_", "logical_not",
-    "logical_not_", "logical_or", "logical_or_", "masked_fill", "masked_fill_", "max_pool3d",
-    "maximum", "minimum", "neg", "neg_", "nonzero", "not_equal", "not_equal_", "one_hot", "pad",
-    "relu", "reshape", "round", "round_", "select", "sign", "sign_", "sort", "tile", "topk",
-    "transpose", "transpose_", "tril", "tril_", "triu", "triu_", "type_as"};
-const char* const kUlpApis[] = {
-    "__matmul__", "addbmm", "addbmm_", "addmm", "addmm_", "baddbmm", "baddbmm_", "bilinear",
-    "bmm", "chain_matmul", "hspmm", "linear", "matmul", "mm", "mv", "smm", "sspaddmm"};
+    "abs",           "abs_",           "absolute",    "absolute_",   "argmin",       "bitwise_and",
+    "bitwise_and_",  "broadcast_to",   "ceil",        "ceil_",       "equal",        "fill_",
+    "flatten",       "floor",          "floor_",      "gather",      "greater",      "greater_",
+    "greater_equal", "greater_equal_", "histc",       "isfinite",    "isnan",        "less",
+    "less_",         "less_equal",     "less_equal_", "logical_and", "logical_and_", "logical_not",
+    "logical_not_",  "logical_or",     "logical_or_", "masked_fill", "masked_fill_", "max_pool3d",
+    "maximum",       "minimum",        "neg",         "neg_",        "nonzero",      "not_equal",
+    "not_equal_",    "one_hot",        "pad",         "relu",        "reshape",      "round",
+    "round_",        "select",         "sign",        "sign_",       "sort",         "tile",
+    "topk",          "transpose",      "transpose_",  "tril",        "tril_",        "triu",
+    "triu_",         "type_as"};
+const char* const kUlpApis[] = {"__matmul__", "addbmm",   "addbmm_", "addmm",        "addmm_",  "baddbmm",
+                                "baddbmm_",   "bilinear", "bmm",     "chain_matmul", "hspmm",   "linear",
+                                "matmul",     "mm",       "mv",      "smm",          "sspaddmm"};
 const char* const kThousandthApis[] = {"conv1d", "conv2d"};
 const char* const kAccumulativeApis[] = {"test_api"};
 
@@ -100,9 +103,8 @@ Standard standard_for_api(std::string_view short_name) {
 }
 
 Standard standard_for_precision_row(std::string_view short_name, std::string_view device_dtype) {
-  static const std::string_view kNotBinary[] = {"torch.float16",  "torch.bfloat16",
-                                                "torch.float32",  "torch.float64",
-                                                "torch.complex64", "torch.complex128"};
+  static const std::string_view kNotBinary[] = {"torch.float16", "torch.bfloat16",  "torch.float32",
+                                                "torch.float64", "torch.complex64", "torch.complex128"};
   bool float_like = false;
   for (std::string_view d : kNotBinary) float_like = float_like || d == device_dtype;
   if (!device_dtype.empty() && !float_like) return Standard::kBinaryConsistency;
@@ -126,9 +128,8 @@ const DtypeThresholds& thresholds_for_name(std::string_view name) {
 }
 
 Standard standard_from_key(std::string_view key) {
-  for (Standard s : {Standard::kBenchmark, Standard::kAbsoluteThreshold,
-                     Standard::kBinaryConsistency, Standard::kUlp, Standard::kThousandth,
-                     Standard::kAccumulativeError}) {
+  for (Standard s : {Standard::kBenchmark, Standard::kAbsoluteThreshold, Standard::kBinaryConsistency,
+                     Standard::kUlp, Standard::kThousandth, Standard::kAccumulativeError}) {
     if (key == standard_key(s)) return s;
   }
   throw InvalidInput("unknown standard '" + std::string(key) +

@@ -34,7 +34,8 @@ constexpr const char* kBatchNormSuggest =
 constexpr const char* kDeterministicSuggest =
     "This torch api may be uncertainty in the calculation, "
     "can seed_all(mode=True) to enable deterministic computing.";
-constexpr const char* kNeedDeterministicApi[] = {"conv2d", "conv3d", "matmul", "nll_loss", "layer_norm", "lstm"};
+constexpr const char* kNeedDeterministicApi[] = {"conv2d",   "conv3d",     "matmul",
+                                                 "nll_loss", "layer_norm", "lstm"};
 
 bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
@@ -75,7 +76,8 @@ std::string advisor_message(const std::string& node) {
     }
   }
   // 1.2.1 looks for these spellings, which its own names never contain; kept as it is.
-  if (contains(node, "Functional_batch_norm") && contains(node, "forward_input.1")) message = kBatchNormSuggest;
+  if (contains(node, "Functional_batch_norm") && contains(node, "forward_input.1"))
+    message = kBatchNormSuggest;
   return message;
 }
 

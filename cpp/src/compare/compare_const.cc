@@ -7,17 +7,16 @@ namespace compare {
 const std::vector<std::string>& mode_header(CompareMode mode) {
   using namespace k;
   static const std::vector<std::string> tensor = {
-      kNpuName, kBenchName, kNpuDtype, kBenchDtype, kNpuShape, kBenchShape, kCosine, kMaxAbsErr,
-      kMaxRelativeErr, kOneThousandth, kFiveThousandths, kNpuMax, kNpuMin, kNpuMean, kNpuNorm,
-      kBenchMax, kBenchMin, kBenchMean, kBenchNorm, kAccuracy, kErrorMessage};
+      kNpuName,   kBenchName,      kNpuDtype,      kBenchDtype,      kNpuShape,  kBenchShape, kCosine,
+      kMaxAbsErr, kMaxRelativeErr, kOneThousandth, kFiveThousandths, kNpuMax,    kNpuMin,     kNpuMean,
+      kNpuNorm,   kBenchMax,       kBenchMin,      kBenchMean,       kBenchNorm, kAccuracy,   kErrorMessage};
   static const std::vector<std::string> statistics = {
-      kNpuName, kBenchName, kNpuDtype, kBenchDtype, kNpuShape, kBenchShape, kMaxDiff, kMinDiff,
-      kMeanDiff, kNormDiff, kMaxRelativeErr, kMinRelativeErr, kMeanRelativeErr, kNormRelativeErr,
-      kNpuMax, kNpuMin, kNpuMean, kNpuNorm, kBenchMax, kBenchMin, kBenchMean, kBenchNorm, kResult,
-      kErrorMessage};
-  static const std::vector<std::string> md5 = {kNpuName,   kBenchName,  kNpuDtype,
-                                               kBenchDtype, kNpuShape,  kBenchShape,
-                                               kNpuMd5,    kBenchMd5,   kResult};
+      kNpuName,         kBenchName,       kNpuDtype,  kBenchDtype, kNpuShape,       kBenchShape,
+      kMaxDiff,         kMinDiff,         kMeanDiff,  kNormDiff,   kMaxRelativeErr, kMinRelativeErr,
+      kMeanRelativeErr, kNormRelativeErr, kNpuMax,    kNpuMin,     kNpuMean,        kNpuNorm,
+      kBenchMax,        kBenchMin,        kBenchMean, kBenchNorm,  kResult,         kErrorMessage};
+  static const std::vector<std::string> md5 = {kNpuName,    kBenchName, kNpuDtype, kBenchDtype, kNpuShape,
+                                               kBenchShape, kNpuMd5,    kBenchMd5, kResult};
   switch (mode) {
     case CompareMode::kTensor: return tensor;
     case CompareMode::kStatistics: return statistics;

@@ -22,8 +22,9 @@ constexpr const char* kAllowedKeys = "npu_path, bench_path, stack_path, is_print
 void check_regular_file(const std::string& path, const std::string& what) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) {
-    throw FileError(what + " " + path + ": " +
-                    (errno == ENOENT || errno == ENOTDIR ? std::string("no such file") : std::strerror(errno)));
+    throw FileError(
+        what + " " + path + ": " +
+        (errno == ENOENT || errno == ENOTDIR ? std::string("no such file") : std::strerror(errno)));
   }
   if (S_ISLNK(st.st_mode)) throw FileError(what + " " + path + ": is a symbolic link; pass the file itself");
   if (S_ISDIR(st.st_mode)) throw FileError(what + " " + path + ": is a folder, expected a file");
@@ -38,7 +39,8 @@ std::string string_field(const JsonValue& v, const std::string& origin, const ch
 }
 
 void check_int_list(const JsonValue& v, const std::string& origin, const char* key) {
-  if (!v.is_array()) throw InvalidInput(origin + ": \"" + key + "\" must be a list of integers, got " + v.type_name());
+  if (!v.is_array())
+    throw InvalidInput(origin + ": \"" + key + "\" must be a list of integers, got " + v.type_name());
   for (const JsonValue& x : v.as_array()) {
     if (!x.is_int()) {
       throw InvalidInput(origin + ": \"" + key + "\" must be a list of integers, holds " + x.type_name());
@@ -112,7 +114,8 @@ std::vector<std::string> rank_dir_names(const std::string& step_dir, const char*
   }
   if (!S_ISDIR(st.st_mode)) throw FileError(std::string(side) + " " + step_dir + ": not a folder");
   DIR* d = ::opendir(step_dir.c_str());
-  if (d == nullptr) throw FileError(std::string(side) + " " + step_dir + ": cannot list: " + std::strerror(errno));
+  if (d == nullptr)
+    throw FileError(std::string(side) + " " + step_dir + ": cannot list: " + std::strerror(errno));
   static const std::regex kRankName("^rank(?:0|[1-9][0-9]*)?$");
   std::vector<std::string> names;
   std::string bad;
@@ -128,8 +131,10 @@ std::vector<std::string> rank_dir_names(const std::string& step_dir, const char*
   ::closedir(d);
   if (!bad.empty()) {
     // 1.2.1's message.
-    throw InvalidInput("dump_dir contains '" + bad + "'. Expected 'rank'. This name is not in the format of "
-                       "dump output. Please check and delete irrelevant files in " + step_dir + " and try again.");
+    throw InvalidInput("dump_dir contains '" + bad +
+                       "'. Expected 'rank'. This name is not in the format of "
+                       "dump output. Please check and delete irrelevant files in " +
+                       step_dir + " and try again.");
   }
   std::sort(names.begin(), names.end());
   return names;

@@ -36,8 +36,9 @@ std::string join(const std::string& dir, const std::string& name) {
 void check_input_file(const std::string& path, const char* what) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) {
-    throw FileError(std::string(what) + " " + path + ": " +
-                    (errno == ENOENT || errno == ENOTDIR ? std::string("no such file") : std::strerror(errno)));
+    throw FileError(
+        std::string(what) + " " + path + ": " +
+        (errno == ENOENT || errno == ENOTDIR ? std::string("no such file") : std::strerror(errno)));
   }
   if (S_ISLNK(st.st_mode)) {
     throw FileError(std::string(what) + " " + path + ": is a symbolic link; pass the file itself");
@@ -55,7 +56,8 @@ int number_after(const std::string& folder, const std::string& prefix) {
   const size_t slash = folder.rfind('/');
   const std::string name = slash == std::string::npos ? folder : folder.substr(slash + 1);
   if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
-      name.find_first_not_of("0123456789", prefix.size()) != std::string::npos || name.size() > prefix.size() + 9)
+      name.find_first_not_of("0123456789", prefix.size()) != std::string::npos ||
+      name.size() > prefix.size() + 9)
     return -1;
   return std::stoi(name.substr(prefix.size()));
 }
@@ -72,7 +74,8 @@ void write_divergence_and_report(const CompareJob& job, CompareTable table, cons
   report::find_rank_divergence(&c, job.npu_json, &report->warnings);
   report->suspects = c.suspects.size();
   report->first_divergence = first_suspect_line(c.suspects);
-  if (!c.suspects.empty()) report->advisor.first_divergence = c.suspects.front().name + ": " + c.suspects.front().reason;
+  if (!c.suspects.empty())
+    report->advisor.first_divergence = c.suspects.front().name + ": " + c.suspects.front().reason;
   report->divergence_path = join(out_dir, divergence_file_name(job.suffix, ts));
   report::write_report_file(report->divergence_path, divergence_json(c.suspects, c.table.mode));
   if (!job.html_report) return;
@@ -120,7 +123,8 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   }
   report.stack_mode = options.stack_mode;
   if (job.fuzzy_match) {
-    report.warnings.push_back("This task uses fuzzy matching, which may affect the accuracy of the comparison.");
+    report.warnings.push_back(
+        "This task uses fuzzy matching, which may affect the accuracy of the comparison.");
   }
   check::prepare_output_dir(job.output_dir);
   const std::string ts = job.timestamp.empty() ? check::timestamp_now() : job.timestamp;

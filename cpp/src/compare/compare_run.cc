@@ -81,8 +81,8 @@ CompareTable compare_dumps(const std::string& npu_dump_json, const std::string& 
                            const CompareOptions& options, ProgressFn progress) {
   const bool mindspore = options.framework == "mindspore";
   if (!mindspore && options.framework != "pytorch")
-    throw InvalidInput("compare: framework must be \"pytorch\" or \"mindspore\", got \"" +
-                       options.framework + "\"");
+    throw InvalidInput("compare: framework must be \"pytorch\" or \"mindspore\", got \"" + options.framework +
+                       "\"");
   Matched m = read_and_match(npu_dump_json, bench_dump_json, options, mindspore, progress);
   CompareTable table;
   table.mode = m.mode;

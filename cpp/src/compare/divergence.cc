@@ -24,29 +24,63 @@ struct Columns {
   std::vector<int> metrics;  // columns copied into a suspect's rows
 
   explicit Columns(const std::vector<std::string>& header) {
-    static const char* kMetricNames[] = {
-        "Cosine", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio",
-        "Five Thousandths Err Ratio", "Max diff", "Min diff", "Mean diff", "L2norm diff",
-        "MinRelativeErr", "MeanRelativeErr", "NormRelativeErr", "NPU max", "NPU min",
-        "NPU mean", "NPU l2norm", "Bench max", "Bench min", "Bench mean", "Bench l2norm",
-        "NPU MD5", "BENCH MD5", "Result", "Accuracy Reached or Not", "Err_message"};
+    static const char* kMetricNames[] = {"Cosine",
+                                         "MaxAbsErr",
+                                         "MaxRelativeErr",
+                                         "One Thousandth Err Ratio",
+                                         "Five Thousandths Err Ratio",
+                                         "Max diff",
+                                         "Min diff",
+                                         "Mean diff",
+                                         "L2norm diff",
+                                         "MinRelativeErr",
+                                         "MeanRelativeErr",
+                                         "NormRelativeErr",
+                                         "NPU max",
+                                         "NPU min",
+                                         "NPU mean",
+                                         "NPU l2norm",
+                                         "Bench max",
+                                         "Bench min",
+                                         "Bench mean",
+                                         "Bench l2norm",
+                                         "NPU MD5",
+                                         "BENCH MD5",
+                                         "Result",
+                                         "Accuracy Reached or Not",
+                                         "Err_message"};
     for (int i = 0; i < (int)header.size(); ++i) {
       const std::string& h = header[i];
-      if (h == "NPU Name") npu_name = i;
-      else if (h == "Bench Name") bench_name = i;
-      else if (h == "NPU Dtype") npu_dtype = i;
-      else if (h == "NPU Tensor Shape") npu_shape = i;
-      else if (h == "NPU max") npu_max = i;
-      else if (h == "NPU min") npu_min = i;
-      else if (h == "NPU mean") npu_mean = i;
-      else if (h == "NPU l2norm") npu_norm = i;
-      else if (h == "Bench max") bench_max = i;
-      else if (h == "Bench min") bench_min = i;
-      else if (h == "Bench mean") bench_mean = i;
-      else if (h == "Bench l2norm") bench_norm = i;
-      else if (h == "Cosine") cosine = i;
-      else if (h == "NPU MD5") npu_md5 = i;
-      else if (h == "BENCH MD5") bench_md5 = i;
+      if (h == "NPU Name")
+        npu_name = i;
+      else if (h == "Bench Name")
+        bench_name = i;
+      else if (h == "NPU Dtype")
+        npu_dtype = i;
+      else if (h == "NPU Tensor Shape")
+        npu_shape = i;
+      else if (h == "NPU max")
+        npu_max = i;
+      else if (h == "NPU min")
+        npu_min = i;
+      else if (h == "NPU mean")
+        npu_mean = i;
+      else if (h == "NPU l2norm")
+        npu_norm = i;
+      else if (h == "Bench max")
+        bench_max = i;
+      else if (h == "Bench min")
+        bench_min = i;
+      else if (h == "Bench mean")
+        bench_mean = i;
+      else if (h == "Bench l2norm")
+        bench_norm = i;
+      else if (h == "Cosine")
+        cosine = i;
+      else if (h == "NPU MD5")
+        npu_md5 = i;
+      else if (h == "BENCH MD5")
+        bench_md5 = i;
       for (const char* m : kMetricNames)
         if (h == m) metrics.push_back(i);
     }
@@ -90,8 +124,8 @@ bool is_known(const std::vector<Cell>& row, int col) {
   if (c->kind != Cell::Kind::kString) return false;
   std::string s = c->s;
   std::transform(s.begin(), s.end(), s.begin(), ::tolower);
-  return s == "inf" || s == "-inf" || s == "nan" || s == "infinity" || s == "-infinity" ||
-         s == "true" || s == "false";
+  return s == "inf" || s == "-inf" || s == "nan" || s == "infinity" || s == "-infinity" || s == "true" ||
+         s == "false";
 }
 
 bool is_nan_text(const std::vector<Cell>& row, int col) {
@@ -118,8 +152,7 @@ double unit_roundoff(const std::string& dtype) {
   std::transform(d.begin(), d.end(), d.begin(), ::tolower);
   if (d.find("bfloat16") != std::string::npos) return 0x1p-8;
   if (d.find("float16") != std::string::npos || d.find("half") != std::string::npos) return 0x1p-11;
-  if (d.find("float64") != std::string::npos || d.find("double") != std::string::npos)
-    return 0x1p-53;
+  if (d.find("float64") != std::string::npos || d.find("double") != std::string::npos) return 0x1p-53;
   if (d.find("float") != std::string::npos) return 0x1p-24;  // float32, <class 'float'>
   if (d.find("complex") != std::string::npos) return 0x1p-24;
   return 0;
@@ -138,13 +171,16 @@ int64_t numel_of_shape(const std::string& shape) {
       cur = -1;
     }
   }
-  if (cur >= 0) { n *= cur; any = true; }
+  if (cur >= 0) {
+    n *= cur;
+    any = true;
+  }
   return any ? n : 1;  // "[]" is a scalar
 }
 
 // The relative error of one matched row, or NaN when the row cannot be judged.
-double row_error(const CompareTable& table, const Columns& col, const DivergenceContext& ctx,
-                 size_t r, bool* nonfinite_npu, bool* nonfinite_bench) {
+double row_error(const CompareTable& table, const Columns& col, const DivergenceContext& ctx, size_t r,
+                 bool* nonfinite_npu, bool* nonfinite_bench) {
   const std::vector<Cell>& row = table.rows[r];
   *nonfinite_npu = *nonfinite_bench = false;
   std::string bench = text_of(row, col.bench_name);
@@ -156,10 +192,10 @@ double row_error(const CompareTable& table, const Columns& col, const Divergence
     return a == b ? 0.0 : 1.0;
   }
 
-  double n[4] = {number_of(row, col.npu_max), number_of(row, col.npu_min),
-                 number_of(row, col.npu_mean), number_of(row, col.npu_norm)};
-  double b[4] = {number_of(row, col.bench_max), number_of(row, col.bench_min),
-                 number_of(row, col.bench_mean), number_of(row, col.bench_norm)};
+  double n[4] = {number_of(row, col.npu_max), number_of(row, col.npu_min), number_of(row, col.npu_mean),
+                 number_of(row, col.npu_norm)};
+  double b[4] = {number_of(row, col.bench_max), number_of(row, col.bench_min), number_of(row, col.bench_mean),
+                 number_of(row, col.bench_norm)};
   for (int i = 0; i < 2; ++i) {
     if (!std::isfinite(n[i]) && (is_known(row, i == 0 ? col.npu_max : col.npu_min) ||
                                  is_nan_text(row, i == 0 ? col.npu_max : col.npu_min)))
@@ -170,8 +206,7 @@ double row_error(const CompareTable& table, const Columns& col, const Divergence
   }
 
   if (table.mode == CompareMode::kTensor) {
-    const std::vector<double>* rel =
-        ctx.relative_l2_error ? ctx.relative_l2_error : &table.relative_l2_error;
+    const std::vector<double>* rel = ctx.relative_l2_error ? ctx.relative_l2_error : &table.relative_l2_error;
     if (r < rel->size()) {
       double e = (*rel)[r];
       if (!std::isnan(e)) return e;
@@ -193,16 +228,23 @@ double row_error(const CompareTable& table, const Columns& col, const Divergence
     e = std::max(e, stat_diff(n[3], b[3]) / denom);
     any = true;
   }
-  double rms = have_norm ? std::max(std::fabs(n[3]), std::fabs(b[3])) /
-                               std::sqrt((double)std::max<int64_t>(numel, 1))
-                         : 0;
+  double rms =
+      have_norm ? std::max(std::fabs(n[3]), std::fabs(b[3])) / std::sqrt((double)std::max<int64_t>(numel, 1))
+                : 0;
   for (int i = 0; i < 3; ++i) {
-    bool n_known = !std::isnan(n[i]) || is_nan_text(row, i == 0 ? col.npu_max : i == 1 ? col.npu_min : col.npu_mean);
-    bool b_known = !std::isnan(b[i]) || is_nan_text(row, i == 0 ? col.bench_max : i == 1 ? col.bench_min : col.bench_mean);
+    bool n_known = !std::isnan(n[i]) || is_nan_text(row, i == 0   ? col.npu_max
+                                                         : i == 1 ? col.npu_min
+                                                                  : col.npu_mean);
+    bool b_known = !std::isnan(b[i]) || is_nan_text(row, i == 0   ? col.bench_max
+                                                         : i == 1 ? col.bench_min
+                                                                  : col.bench_mean);
     if (!n_known || !b_known) continue;
     double scale = have_norm ? rms : std::max(std::fabs(b[i]), std::fabs(n[i]));
     double d = stat_diff(n[i], b[i]);
-    if (d == 0) { any = true; continue; }
+    if (d == 0) {
+      any = true;
+      continue;
+    }
     e = std::max(e, std::isfinite(d) ? d / std::max(scale, kTiny) : HUGE_VAL);
     any = true;
   }
@@ -359,8 +401,8 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
                           : "an output differs (no tensor inputs)";
     } else if (e.out_nonfinite && !e.in_nonfinite) {
       s.tier = 0;
-      s.reason = "outputs hold inf/nan while its inputs are finite (max input relative error " +
-                 fmt(e.e_in) + ")";
+      s.reason =
+          "outputs hold inf/nan while its inputs are finite (max input relative error " + fmt(e.e_in) + ")";
     } else {
       double l = std::log10(e.amplification);
       if (!std::isfinite(e.amplification)) l = HUGE_VAL;
@@ -371,10 +413,9 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
       // Outputs must differ by more than a few roundoffs of their dtype.
       if (e.out_floating && e.e_out < 8 * e.roundoff) continue;
       s.tier = l >= strong ? 0 : 1;
-      s.reason = "inputs agree (max relative error " + fmt(e.e_in) +
-                 ") but outputs differ (relative error " + fmt(e.e_out) + ", " +
-                 fmt(e.amplification) + "x the input error; typical in this run: " +
-                 fmt(std::pow(10.0, base)) + "x)";
+      s.reason = "inputs agree (max relative error " + fmt(e.e_in) + ") but outputs differ (relative error " +
+                 fmt(e.e_out) + ", " + fmt(e.amplification) +
+                 "x the input error; typical in this run: " + fmt(std::pow(10.0, base)) + "x)";
     }
     s.name = e.name;
     s.rank = ctx.rank;

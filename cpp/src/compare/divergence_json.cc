@@ -15,8 +15,10 @@ namespace {
 void write_cell(JsonWriter& w, const Cell& c) {
   switch (c.kind) {
     case Cell::Kind::kNumber:
-      if (std::isfinite(c.d)) w.floating(c.d);
-      else w.string(std::isnan(c.d) ? "nan" : c.d > 0 ? "inf" : "-inf");
+      if (std::isfinite(c.d))
+        w.floating(c.d);
+      else
+        w.string(std::isnan(c.d) ? "nan" : c.d > 0 ? "inf" : "-inf");
       break;
     case Cell::Kind::kBool: w.boolean(c.d != 0); break;
     case Cell::Kind::kString: w.string(c.s); break;
@@ -25,9 +27,12 @@ void write_cell(JsonWriter& w, const Cell& c) {
 }
 
 void write_number(JsonWriter& w, double v) {
-  if (std::isfinite(v)) w.floating(v);
-  else if (std::isnan(v)) w.null();
-  else w.string(v > 0 ? "inf" : "-inf");
+  if (std::isfinite(v))
+    w.floating(v);
+  else if (std::isnan(v))
+    w.null();
+  else
+    w.string(v > 0 ? "inf" : "-inf");
 }
 
 void write_rows(JsonWriter& w, const std::vector<SuspectRow>& rows) {
@@ -65,18 +70,30 @@ std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mo
   w.begin_array();
   for (const Suspect& s : suspects) {
     w.begin_object();
-    w.key("name"); w.string(s.name);
-    w.key("rank"); w.integer(s.rank);
-    w.key("step"); w.integer(s.step);
-    w.key("direction"); w.string(s.forward ? "forward" : "backward");
-    w.key("confidence"); w.string(s.tier == 0 ? "high" : "medium");
-    w.key("order"); w.integer((int64_t)s.order);
-    w.key("reason"); w.string(s.reason);
-    w.key("input_error"); write_number(w, s.input_error);
-    w.key("output_error"); write_number(w, s.output_error);
-    w.key("amplification"); write_number(w, s.amplification);
-    w.key("inputs"); write_rows(w, s.inputs);
-    w.key("outputs"); write_rows(w, s.outputs);
+    w.key("name");
+    w.string(s.name);
+    w.key("rank");
+    w.integer(s.rank);
+    w.key("step");
+    w.integer(s.step);
+    w.key("direction");
+    w.string(s.forward ? "forward" : "backward");
+    w.key("confidence");
+    w.string(s.tier == 0 ? "high" : "medium");
+    w.key("order");
+    w.integer((int64_t)s.order);
+    w.key("reason");
+    w.string(s.reason);
+    w.key("input_error");
+    write_number(w, s.input_error);
+    w.key("output_error");
+    write_number(w, s.output_error);
+    w.key("amplification");
+    write_number(w, s.amplification);
+    w.key("inputs");
+    write_rows(w, s.inputs);
+    w.key("outputs");
+    write_rows(w, s.outputs);
     w.key("stack");
     w.begin_array();
     for (const std::string& l : s.stack) w.string(l);
@@ -115,7 +132,6 @@ std::string first_suspect_line(const std::vector<Suspect>& suspects) {
   }
   return line;
 }
-
 
 namespace {
 double number_from(const JsonValue* v) {
@@ -195,7 +211,9 @@ CompareMode parse_divergence_mode(const std::string& text, const std::string& or
   const JsonValue root = parse_json(text, origin);
   const JsonValue* m = root.find("compare_mode");
   const std::string name = m ? m->as_string() : "";
-  return name == "tensor" ? CompareMode::kTensor : name == "md5" ? CompareMode::kMd5 : CompareMode::kStatistics;
+  return name == "tensor" ? CompareMode::kTensor
+         : name == "md5"  ? CompareMode::kMd5
+                          : CompareMode::kStatistics;
 }
 
 }  // namespace compare

@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "msprobe/format/json_value.h"
 #include "merged_op.h"
+#include "msprobe/format/json_value.h"
 
 namespace msprobe {
 namespace compare {
@@ -24,12 +24,12 @@ struct ParsedEntry {
 };
 
 struct ParsedDump {
-  std::string path, folder;  // dump.json and the folder holding it
-  std::string task;          // "" when absent
-  bool has_md5 = false;      // 1.2.1 md5_find: some input/output holds an "md5" field
-  bool has_pt_data_name = false;  // some data_name ends with ".pt" (check_cross_framework)
+  std::string path, folder;          // dump.json and the folder holding it
+  std::string task;                  // "" when absent
+  bool has_md5 = false;              // 1.2.1 md5_find: some input/output holds an "md5" field
+  bool has_pt_data_name = false;     // some data_name ends with ".pt" (check_cross_framework)
   std::vector<ParsedEntry> entries;  // file order; a repeated name keeps its first place, last value
-  std::string repair_note;   // the reader's one-line note when dump.json was torn, else ""
+  std::string repair_note;           // the reader's one-line note when dump.json was torn, else ""
 };
 
 // stack: the NPU stack map in stack mode (1.2.1 looks bench names up in it too), else nullptr.

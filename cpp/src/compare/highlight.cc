@@ -114,8 +114,8 @@ void check_one_thousand(const std::vector<Cell>& in, const std::vector<Cell>& ou
   }
 }
 
-void check_cosine(const std::vector<Cell>& in, const std::vector<Cell>& out, size_t num,
-                  const Columns& c, Lines& yellow) {
+void check_cosine(const std::vector<Cell>& in, const std::vector<Cell>& out, size_t num, const Columns& c,
+                  Lines& yellow) {
   const Cell& a = in[c.cosine];
   const Cell& b = out[c.cosine];
   if (!numeric(a) || !numeric(b)) return;

@@ -66,12 +66,11 @@ std::vector<LeafRow> data_rows(const ParsedDump& dump, bool stack_mode) {
 
 const char* torch_dtype_of_mindspore(const std::string& d) {
   static const std::pair<const char*, const char*> kMap[] = {
-      {"Int8", "torch.int8"},       {"UInt8", "torch.uint8"},       {"Int16", "torch.int16"},
-      {"UInt16", "torch.uint16"},   {"Int32", "torch.int32"},       {"UInt32", "torch.uint32"},
-      {"Int64", "torch.int64"},     {"UInt64", "torch.uint64"},     {"Float16", "torch.float16"},
-      {"Float32", "torch.float32"}, {"Float64", "torch.float64"},   {"Bool", "torch.bool"},
-      {"BFloat16", "torch.bfloat16"}, {"Complex64", "torch.complex64"},
-      {"Complex128", "torch.complex128"}};
+      {"Int8", "torch.int8"},         {"UInt8", "torch.uint8"},         {"Int16", "torch.int16"},
+      {"UInt16", "torch.uint16"},     {"Int32", "torch.int32"},         {"UInt32", "torch.uint32"},
+      {"Int64", "torch.int64"},       {"UInt64", "torch.uint64"},       {"Float16", "torch.float16"},
+      {"Float32", "torch.float32"},   {"Float64", "torch.float64"},     {"Bool", "torch.bool"},
+      {"BFloat16", "torch.bfloat16"}, {"Complex64", "torch.complex64"}, {"Complex128", "torch.complex128"}};
   for (const auto& p : kMap)
     if (d == p.first) return p.second;
   return nullptr;
@@ -82,11 +81,14 @@ bool dtype_ok(std::string n, const std::string& b, bool cross) {
     if (const char* t = torch_dtype_of_mindspore(n)) n = t;
   }
   if (n == b) return true;
-  static const char* const kPairs[][2] = {
-      {"Float16", "Float32"},           {"Float32", "Float16"},
-      {"Float16", "BFloat16"},          {"BFloat16", "Float16"},
-      {"torch.float16", "torch.float32"}, {"torch.float32", "torch.float16"},
-      {"torch.float16", "torch.bfloat16"}, {"torch.bfloat16", "torch.float16"}};
+  static const char* const kPairs[][2] = {{"Float16", "Float32"},
+                                          {"Float32", "Float16"},
+                                          {"Float16", "BFloat16"},
+                                          {"BFloat16", "Float16"},
+                                          {"torch.float16", "torch.float32"},
+                                          {"torch.float32", "torch.float16"},
+                                          {"torch.float16", "torch.bfloat16"},
+                                          {"torch.bfloat16", "torch.float16"}};
   for (const auto& p : kPairs)
     if (n == p[0] && b == p[1]) return true;
   return false;
@@ -144,9 +146,7 @@ void joined_match(const ParsedDump& npu, const ParsedDump& bench, const JoinedMa
   // first appearance among the NPU rows; NPU rows of a group in order, each with all the bench
   // rows of the group in order.
   std::unordered_map<std::string, std::vector<size_t>> bench_by_key;
-  auto join_key = [](const std::string& key, const std::string& shape) {
-    return key + '\x1f' + shape;
-  };
+  auto join_key = [](const std::string& key, const std::string& shape) { return key + '\x1f' + shape; };
   for (size_t j = 0; j < b_rows.size(); ++j)
     bench_by_key[join_key(b_rows[j].name, b_rows[j].shape)].push_back(j);
   std::vector<std::string> keys;
@@ -248,8 +248,8 @@ void joined_match(const ParsedDump& npu, const ParsedDump& bench, const JoinedMa
   const size_t count = rows.size() - first;
   std::vector<int> warn_count(count, 0);
   static const char* const kDiffCols[4] = {k::kMaxDiff, k::kMinDiff, k::kMeanDiff, k::kNormDiff};
-  static const char* const kRelCols[4] = {k::kMaxRelativeErr, k::kMinRelativeErr,
-                                          k::kMeanRelativeErr, k::kNormRelativeErr};
+  static const char* const kRelCols[4] = {k::kMaxRelativeErr, k::kMinRelativeErr, k::kMeanRelativeErr,
+                                          k::kNormRelativeErr};
   for (int s = 0; s < 4; ++s) {
     const int c_n = c_npu_max + s, c_b = c_bench_max + s;
     const int c_diff = col(kDiffCols[s]), c_rel = col(kRelCols[s]);

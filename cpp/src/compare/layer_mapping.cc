@@ -63,14 +63,12 @@ std::vector<std::string> stack_functions(const std::vector<const std::string*>& 
     if (!line || line->empty()) continue;
     std::vector<std::string> ele = split(*line, ',');
     if (contains_any(ele[0], {"msprobe", "MindSpeed"})) continue;
-    if (ele.size() < 3)
-      throw InvalidInput("compare -lm: stack line '" + *line + "' has no function part");
+    if (ele.size() < 3) throw InvalidInput("compare -lm: stack line '" + *line + "' has no function part");
     if (contains_any(ele[2], {"construct", "__call__"})) continue;
     std::istringstream words(ele[2]);
     std::string w, name;
     words >> w >> name;  // " in func" -> "func"
-    if (name.empty())
-      throw InvalidInput("compare -lm: stack line '" + *line + "' has no function name");
+    if (name.empty()) throw InvalidInput("compare -lm: stack line '" + *line + "' has no function name");
     out.push_back(name);
   }
   std::reverse(out.begin(), out.end());
@@ -98,12 +96,11 @@ std::string frame_scope(const JsonValue& stack, bool mindspore) {
   const std::string* frame = nullptr;
   bool no_entrance = true;
   for (size_t i = (size_t)(start + 1); i < end; ++i) {
-    if (!lines[i].is_string())
-      throw InvalidInput("compare -lm: stack is invalid, it should be a list[str]");
+    if (!lines[i].is_string()) throw InvalidInput("compare -lm: stack is invalid, it should be a list[str]");
     const std::string& line = lines[i].as_string();
     std::string file = split(line, ',')[0];
-    if (no_entrance && contains_any(file, {"site-packages/torch", "package/torch",
-                                           "site-packages/mindspore", "package/mindspore"}))
+    if (no_entrance && contains_any(file, {"site-packages/torch", "package/torch", "site-packages/mindspore",
+                                           "package/mindspore"}))
       frame = &line;
     else
       no_entrance = false;
@@ -118,8 +115,7 @@ DataItem make_item(const std::string& name, const JsonValue* construct, const Js
   it.data_name = name;
   std::vector<std::string> parts = split(name, '.');
   if (parts.size() < 4)
-    throw InvalidInput("compare -lm: dump entry '" + name +
-                       "' does not have the four fields of a dump name");
+    throw InvalidInput("compare -lm: dump entry '" + name + "' does not have the four fields of a dump name");
   const size_t n = parts.size();
   const bool is_layer_type = parts[0] == "Cell" || parts[0] == "Module";
   if (parts[n - 1] == "parameters_grad") {
@@ -148,8 +144,8 @@ DataItem make_item(const std::string& name, const JsonValue* construct, const Js
     throw InvalidInput("compare -lm: construct.json parent '" + parent + "' of '" + name +
                        "' does not have the four fields of a dump name");
   // set_stack_scope: APIs only, not Primitive/Jit, not without a stack
-  if (!is_layer_type && it.api_type != "Primitive" && it.api_type != "Jit" && stack &&
-      stack->is_array() && !stack->as_array().empty())
+  if (!is_layer_type && it.api_type != "Primitive" && it.api_type != "Jit" && stack && stack->is_array() &&
+      !stack->as_array().empty())
     it.frame_stack_scope = frame_scope(*stack, mindspore);
   it.full_scope = it.layer_scope;
   if (!it.frame_stack_scope.empty()) it.full_scope += "." + it.frame_stack_scope;
@@ -275,8 +271,7 @@ using Rules = std::map<std::string, std::map<std::string, std::vector<Rule>>>;
 Rules preprocess(const LayerMapper::Table& table) {
   Rules out;
   // update_keys_in_place: a "Cell" table becomes the "TopLayer" table, replacing one given as such
-  auto add = [&out](const std::string& type,
-                    const std::vector<std::pair<std::string, std::string>>& names) {
+  auto add = [&out](const std::string& type, const std::vector<std::pair<std::string, std::string>>& names) {
     auto& by_prefix = out[type];
     by_prefix.clear();
     for (const auto& [origin, target] : names) {
@@ -338,8 +333,7 @@ void load_side(const std::string& dump_json, Side* side) {
 }
 
 // convert_scope: the npu item's scope with layers renamed, its state and its index in its node.
-void convert_scope(Trie& npu_root, const DataItem& it, const Rules& rules, std::string* scope,
-                   long* index) {
+void convert_scope(Trie& npu_root, const DataItem& it, const Rules& rules, std::string* scope, long* index) {
   *scope = kTopLayer;
   std::vector<std::string> parts = split(it.full_scope, '.');
   Trie* node = &npu_root;
@@ -378,8 +372,11 @@ std::vector<std::string> reordered(const std::vector<std::string>& names) {
   std::vector<std::string> others, params, outputs, grads;
   for (const std::string& n : names) {
     State s = get_name_and_state(n).state;
-    (s == State::kParams ? params : s == State::kOutput ? outputs
-                                  : s == State::kParamsGrad ? grads : others).push_back(n);
+    (s == State::kParams       ? params
+     : s == State::kOutput     ? outputs
+     : s == State::kParamsGrad ? grads
+                               : others)
+        .push_back(n);
   }
   for (auto* v : {&params, &outputs, &grads}) others.insert(others.end(), v->begin(), v->end());
   return others;

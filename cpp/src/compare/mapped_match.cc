@@ -58,18 +58,21 @@ void mapped_match(const ParsedDump& npu, const ParsedDump& bench,
     // bench row of that name); with no bench leaf at all 1.2.1 fails on it.
     const bool bench_na = m.second == k::kNA;
     if (bench_na && b_leaves.empty())
-      throw InvalidInput("The length of npu_struct and bench_struct must be >= 2: the bench dump has no data");
+      throw InvalidInput(
+          "The length of npu_struct and bench_struct must be >= 2: the bench dump has no data");
     auto bi = b_leaves.find(m.second);
     if (bi == b_leaves.end() && !bench_na) continue;
     const MappedLeaf& n = ni->second;
     const MappedLeaf* b = bench_na ? nullptr : &bi->second;
     const bool has_stack = n.op->has_stack && (b ? b->op->has_stack : n.op->has_stack);
     const Cell stack = has_stack ? cell_of(n.op->stack) : Cell::str(k::kNone);
-    Row row{Cell::str(m.first), Cell::str(m.second),      cell_of(n.st->dtype),
-            b ? cell_of(b->st->dtype) : na, cell_of(n.st->shape), b ? cell_of(b->st->shape) : na};
+    Row row{Cell::str(m.first),   Cell::str(m.second),
+            cell_of(n.st->dtype), b ? cell_of(b->st->dtype) : na,
+            cell_of(n.st->shape), b ? cell_of(b->st->shape) : na};
     if (mode == CompareMode::kMd5) {
       const Cell bmd5 = b ? cell_of(b->st->md5) : na;
-      const bool same = b ? py_equal(n.st->md5, b->st->md5) : (n.st->md5.is_string() && n.st->md5.as_string() == k::kNA);
+      const bool same =
+          b ? py_equal(n.st->md5, b->st->md5) : (n.st->md5.is_string() && n.st->md5.as_string() == k::kNA);
       row.push_back(cell_of(n.st->md5));
       row.push_back(bmd5);
       row.push_back(Cell::str(same ? k::kPass : k::kDiff));

@@ -20,7 +20,8 @@ namespace {
 // PyYAML's implicit resolvers (YAML 1.1): a plain scalar matching one would load as another type,
 // so PyYAML quotes the string.
 bool resolves_to_non_string(const std::string& s) {
-  static const std::regex kBool("^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$");
+  static const std::regex kBool(
+      "^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$");
   static const std::regex kNull("^(?:~|null|Null|NULL|)$");
   static const std::regex kFloat(
       "^(?:[-+]?(?:[0-9][0-9_]*)\\.[0-9_]*(?:[eE][-+][0-9]+)?|\\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
@@ -30,7 +31,8 @@ bool resolves_to_non_string(const std::string& s) {
       "|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$");
   static const std::regex kTimestamp(
       "^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?"
-      "(?:[Tt]|[ \\t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\\.[0-9]*)?(?:[ \\t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$");
+      "(?:[Tt]|[ \\t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\\.[0-9]*)?(?:[ "
+      "\\t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$");
   static const std::regex kOther("^(?:<<|=|!|&|\\*)$");
   return std::regex_match(s, kBool) || std::regex_match(s, kNull) || std::regex_match(s, kFloat) ||
          std::regex_match(s, kInt) || std::regex_match(s, kTimestamp) || std::regex_match(s, kOther);
@@ -225,9 +227,12 @@ class Emitter {
       default: break;
     }
     char buf[16];
-    if (ch <= 0xFF) std::snprintf(buf, sizeof(buf), "\\x%02X", ch);
-    else if (ch <= 0xFFFF) std::snprintf(buf, sizeof(buf), "\\u%04X", ch);
-    else std::snprintf(buf, sizeof(buf), "\\U%08X", ch);
+    if (ch <= 0xFF)
+      std::snprintf(buf, sizeof(buf), "\\x%02X", ch);
+    else if (ch <= 0xFFFF)
+      std::snprintf(buf, sizeof(buf), "\\u%04X", ch);
+    else
+      std::snprintf(buf, sizeof(buf), "\\U%08X", ch);
     return buf;
   }
 
@@ -249,8 +254,8 @@ class Emitter {
           start = end + 1;
         }
       }
-      if (end > 0 && end + 1 < t.size() && (ch == ' ' || start >= end) &&
-          column_ + (end - start) > kWidth && split) {
+      if (end > 0 && end + 1 < t.size() && (ch == ' ' || start >= end) && column_ + (end - start) > kWidth &&
+          split) {
         write(t, start, end);
         write("\\");
         if (start < end) start = end;

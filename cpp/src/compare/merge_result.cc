@@ -24,23 +24,41 @@ namespace {
 
 enum class Mode { kUnknown, kTensor, kStatistics, kMd5 };
 
-const std::vector<std::string> kTensorHeader = {
-    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape", "Cosine",
-    "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio", "Five Thousandths Err Ratio", "NPU max", "NPU min",
-    "NPU mean", "NPU l2norm", "Bench max", "Bench min", "Bench mean", "Bench l2norm", "Accuracy Reached or Not",
-    "Err_message"};
+const std::vector<std::string> kTensorHeader = {"NPU Name",
+                                                "Bench Name",
+                                                "NPU Dtype",
+                                                "Bench Dtype",
+                                                "NPU Tensor Shape",
+                                                "Bench Tensor Shape",
+                                                "Cosine",
+                                                "MaxAbsErr",
+                                                "MaxRelativeErr",
+                                                "One Thousandth Err Ratio",
+                                                "Five Thousandths Err Ratio",
+                                                "NPU max",
+                                                "NPU min",
+                                                "NPU mean",
+                                                "NPU l2norm",
+                                                "Bench max",
+                                                "Bench min",
+                                                "Bench mean",
+                                                "Bench l2norm",
+                                                "Accuracy Reached or Not",
+                                                "Err_message"};
 const std::vector<std::string> kStatisticsHeader = {
-    "NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape", "Max diff",
-    "Min diff", "Mean diff", "L2norm diff", "MaxRelativeErr", "MinRelativeErr", "MeanRelativeErr",
-    "NormRelativeErr", "NPU max", "NPU min", "NPU mean", "NPU l2norm", "Bench max", "Bench min", "Bench mean",
-    "Bench l2norm", "Result", "Err_message"};
-const std::vector<std::string> kMd5Header = {"NPU Name", "Bench Name", "NPU Dtype", "Bench Dtype",
-                                             "NPU Tensor Shape", "Bench Tensor Shape", "NPU MD5", "BENCH MD5",
-                                             "Result"};
-const std::vector<std::string> kTensorIndex = {"Cosine", "MaxAbsErr", "MaxRelativeErr", "One Thousandth Err Ratio",
-                                               "Five Thousandths Err Ratio"};
-const std::vector<std::string> kStatisticsIndex = {"Max diff",       "Min diff",       "Mean diff",
-                                                   "L2norm diff",    "MaxRelativeErr", "MinRelativeErr",
+    "NPU Name",         "Bench Name",         "NPU Dtype",      "Bench Dtype",
+    "NPU Tensor Shape", "Bench Tensor Shape", "Max diff",       "Min diff",
+    "Mean diff",        "L2norm diff",        "MaxRelativeErr", "MinRelativeErr",
+    "MeanRelativeErr",  "NormRelativeErr",    "NPU max",        "NPU min",
+    "NPU mean",         "NPU l2norm",         "Bench max",      "Bench min",
+    "Bench mean",       "Bench l2norm",       "Result",         "Err_message"};
+const std::vector<std::string> kMd5Header = {"NPU Name",    "Bench Name",       "NPU Dtype",
+                                             "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
+                                             "NPU MD5",     "BENCH MD5",        "Result"};
+const std::vector<std::string> kTensorIndex = {"Cosine", "MaxAbsErr", "MaxRelativeErr",
+                                               "One Thousandth Err Ratio", "Five Thousandths Err Ratio"};
+const std::vector<std::string> kStatisticsIndex = {"Max diff",        "Min diff",       "Mean diff",
+                                                   "L2norm diff",     "MaxRelativeErr", "MinRelativeErr",
                                                    "MeanRelativeErr", "NormRelativeErr"};
 
 std::vector<std::string> plus(std::vector<std::string> v, std::initializer_list<const char*> more) {
@@ -109,7 +127,8 @@ struct RankFile {
 std::vector<RankFile> result_files(const std::string& input_dir, MergeReport& report) {
   struct stat st;
   if (::lstat(input_dir.c_str(), &st) != 0) throw FileError("input_dir " + input_dir + ": no such folder");
-  if (S_ISLNK(st.st_mode)) throw FileError("input_dir " + input_dir + ": is a symbolic link; pass the folder itself");
+  if (S_ISLNK(st.st_mode))
+    throw FileError("input_dir " + input_dir + ": is a symbolic link; pass the folder itself");
   if (!S_ISDIR(st.st_mode)) throw FileError("input_dir " + input_dir + ": not a folder");
   DIR* d = ::opendir(input_dir.c_str());
   if (d == nullptr) throw FileError("input_dir " + input_dir + ": cannot list: " + std::strerror(errno));
@@ -139,7 +158,8 @@ std::vector<RankFile> result_files(const std::string& input_dir, MergeReport& re
       throw InvalidInput("Wrong compare result name: " + n + ", please check!");
     }
   }
-  std::stable_sort(files.begin(), files.end(), [](const RankFile& a, const RankFile& b) { return a.rank < b.rank; });
+  std::stable_sort(files.begin(), files.end(),
+                   [](const RankFile& a, const RankFile& b) { return a.rank < b.rank; });
   if (files.size() < 2) throw InvalidInput("Number of compare result is no more than 1, no need to merge.");
   return files;
 }
@@ -157,8 +177,8 @@ struct RankValues {
 
 }  // namespace
 
-MergeReport merge_results(const std::string& input_dir, const std::string& output_dir, const MergeConfig& config,
-                          const std::string& timestamp) {
+MergeReport merge_results(const std::string& input_dir, const std::string& output_dir,
+                          const MergeConfig& config, const std::string& timestamp) {
   MergeReport report;
   const std::vector<RankFile> files = result_files(input_dir, report);
   check::prepare_output_dir(output_dir);
@@ -182,15 +202,17 @@ MergeReport merge_results(const std::string& input_dir, const std::string& outpu
     for (const Cell& c : rows[0]) header.push_back(c.kind == Cell::Kind::kString ? c.s : "");
     const Mode mode = mode_of(header);
     if (mode == Mode::kUnknown) {
-      report.warnings.push_back("A valid dump task can not be identified from " + rank_text +
-                                " compare result, please check! The compare result will not be shown in merged "
-                                "result.");
+      report.warnings.push_back(
+          "A valid dump task can not be identified from " + rank_text +
+          " compare result, please check! The compare result will not be shown in merged "
+          "result.");
       continue;
     }
     if (mode == Mode::kMd5) {
-      report.warnings.push_back("Rank" + std::to_string(f.rank) +
-                                " compare result is 'md5' dump task and does not support merging result, please "
-                                "check! The compare result will not be shown in merged result.");
+      report.warnings.push_back(
+          "Rank" + std::to_string(f.rank) +
+          " compare result is 'md5' dump task and does not support merging result, please "
+          "check! The compare result will not be shown in merged result.");
       continue;
     }
     const std::vector<std::string>& valid = mode == Mode::kTensor ? kTensorIndex : kStatisticsIndex;
@@ -285,7 +307,8 @@ MergeReport merge_results(const std::string& input_dir, const std::string& outpu
   const std::string ts = timestamp.empty() ? check::timestamp_now() : timestamp;
   report.path = join(output_dir.empty() ? "." : output_dir, merge_result_file_name(ts));
   write_pandas_xlsx(sheets, report.path);
-  report.infos.push_back("The compare results of the multi-ranks are merged and saved in: " + report.path + ".");
+  report.infos.push_back("The compare results of the multi-ranks are merged and saved in: " + report.path +
+                         ".");
   return report;
 }
 

@@ -22,8 +22,7 @@ bool has_params_grad_segment(const std::string& name) {
 }
 
 // Position and length of the first ".forward." / ".backward." at or after `from`.
-bool find_direction(const std::string& name, size_t from, size_t& pos, size_t& len,
-                    std::string& word) {
+bool find_direction(const std::string& name, size_t from, size_t& pos, size_t& len, std::string& word) {
   for (size_t p = name.find('.', from); p != std::string::npos; p = name.find('.', p + 1)) {
     for (const char* w : {"forward", "backward"}) {
       const size_t n = std::char_traits<char>::length(w);
@@ -56,7 +55,8 @@ StructGroup group_of(State s) {
 }
 
 NameState get_name_and_state(const std::string& name) {
-  if (has_params_grad_segment(name)) return {name.substr(0, name.find("parameters_grad")), State::kParamsGrad};
+  if (has_params_grad_segment(name))
+    return {name.substr(0, name.find("parameters_grad")), State::kParamsGrad};
   size_t pos, len;
   std::string word;
   if (!find_direction(name, 0, pos, len, word)) invalid_name(name);
@@ -72,9 +72,9 @@ NameState get_name_and_state(const std::string& name) {
   if (i > 0 && i < rest.size() && rest[i] == '.') body = i + 1;
   auto try_state = [&](size_t at, State& st) {
     static const std::pair<const char*, State> kStates[] = {{"input", State::kInput},
-                                                          {"output", State::kOutput},
-                                                          {"kwargs", State::kKwargs},
-                                                          {"parameters", State::kParams}};
+                                                            {"output", State::kOutput},
+                                                            {"kwargs", State::kKwargs},
+                                                            {"parameters", State::kParams}};
     for (const auto& s : kStates) {
       const size_t n = std::char_traits<char>::length(s.first);
       if (rest.compare(at, n, s.first) == 0 && at + n + 1 < rest.size() && rest[at + n] == '.' &&

@@ -29,13 +29,13 @@ struct LeafStruct {
 };
 
 struct MergedOp {
-  std::string entry;                    // the dump.json entry name
-  std::vector<std::string> op_name;     // leaf row names in read order
+  std::string entry;                               // the dump.json entry name
+  std::vector<std::string> op_name;                // leaf row names in read order
   std::array<std::vector<LeafStruct>, 4> structs;  // by StructGroup
   std::vector<std::array<JsonValue, 4>> summary;   // Max, Min, Mean, Norm per leaf
-  std::vector<std::string> data_name;   // per leaf ("-1" when none)
-  bool has_stack = false;               // stack mode: stack_info == [stack]
-  JsonValue stack;                      // the entry's stack (None when stack.json lacks it)
+  std::vector<std::string> data_name;              // per leaf ("-1" when none)
+  bool has_stack = false;                          // stack mode: stack_info == [stack]
+  JsonValue stack;                                 // the entry's stack (None when stack.json lacks it)
   bool empty() const { return op_name.empty(); }
 };
 

@@ -17,8 +17,8 @@ std::string api_name_of(const std::string& row_name) {
   return row_name.substr(0, second);
 }
 
-std::string py_replace(const std::string& s, const std::string& old_text,
-                       const std::string& new_text, int count) {
+std::string py_replace(const std::string& s, const std::string& old_text, const std::string& new_text,
+                       int count) {
   if (old_text.empty() || count == 0) return s;
   std::string out;
   size_t pos = 0;
@@ -37,8 +37,7 @@ std::string py_replace(const std::string& s, const std::string& old_text,
 
 // ---------------------------------------------------------------- -am
 
-ApiMapper::ApiMapper(std::unordered_map<std::string, std::string> builtin,
-                     std::vector<UserApiMapping> user)
+ApiMapper::ApiMapper(std::unordered_map<std::string, std::string> builtin, std::vector<UserApiMapping> user)
     : builtin_(std::move(builtin)), user_(std::move(user)) {}
 
 std::string ApiMapper::builtin_key(const std::string& row_name) const {
@@ -55,8 +54,8 @@ namespace {
 
 // 1.2.1's gen_input_compare_key: rewrites the index after `pattern`; true when none matched.
 bool rewrite_index(const std::string& op_name, const std::string& pattern,
-                   const std::vector<std::string>& ms_values,
-                   const std::vector<std::string>& pt_values, std::string* key) {
+                   const std::vector<std::string>& ms_values, const std::vector<std::string>& pt_values,
+                   std::string* key) {
   bool abandoned = true;
   size_t at = op_name.find(pattern);
   // Python's op_name.split(pattern)[1]: the text between the first and the second occurrence
@@ -109,8 +108,8 @@ void ApiMapper::prepare(const std::vector<std::string>& npu_rows,
       else if (op_name.find(".parameters.") != std::string::npos)
         abandoned = rewrite_index(op_name, ".parameters.", m.ms_parameters, m.pt_parameters, &key);
       else if (op_name.find(".parameters_grad.") != std::string::npos)
-        abandoned = rewrite_index(op_name, ".parameters_grad.", m.ms_parameters_grad,
-                                  m.pt_parameters_grad, &key);
+        abandoned =
+            rewrite_index(op_name, ".parameters_grad.", m.ms_parameters_grad, m.pt_parameters_grad, &key);
       else
         throw InvalidInput("compare -am: op name '" + op_name +
                            "' has none of .input. .kwargs. .output. .parameters. "
@@ -129,8 +128,7 @@ std::string ApiMapper::npu_key(const std::string& row_name) const {
 
 // ---------------------------------------------------------------- -cm
 
-CellMapper::CellMapper(std::unordered_map<std::string, std::string> table)
-    : table_(std::move(table)) {}
+CellMapper::CellMapper(std::unordered_map<std::string, std::string> table) : table_(std::move(table)) {}
 
 std::string CellMapper::npu_key(const std::string& row_name) const {
   if (row_name.empty()) return "N/A";
@@ -159,8 +157,7 @@ std::string CellMapper::npu_key(const std::string& row_name) const {
 
 // ---------------------------------------------------------------- -dm
 
-DataMapper::DataMapper(std::vector<std::pair<std::string, std::string>> pairs)
-    : pairs_(std::move(pairs)) {}
+DataMapper::DataMapper(std::vector<std::pair<std::string, std::string>> pairs) : pairs_(std::move(pairs)) {}
 
 }  // namespace compare
 }  // namespace msprobe

@@ -84,8 +84,7 @@ bool is_leaf(const JsonValue& v) {
   return type && type->is_string();
 }
 
-void parse_items(const JsonValue& data, const std::string& op_name, int depth,
-                 std::vector<OpItem>& out) {
+void parse_items(const JsonValue& data, const std::string& op_name, int depth, std::vector<OpItem>& out) {
   if (depth > kMaxDepth)
     throw InvalidInput("parse of api/module of " + op_name + " exceeds the recursion limit.");
   if (data.is_null()) {
@@ -178,8 +177,8 @@ void check_entry_strings(const JsonValue& record, const std::string& op_name) {
 void check_stack_strings(const JsonValue& stack, const std::string& op_name) {
   if (!stack.is_array()) {
     const std::string t = py_type_str(stack);  // "<class 'dict'>" -> "dict"
-    throw InvalidInput("Expected stack_info to be a list, but got " + t.substr(8, t.size() - 10) +
-                       " for '" + op_name + "'");
+    throw InvalidInput("Expected stack_info to be a list, but got " + t.substr(8, t.size() - 10) + " for '" +
+                       op_name + "'");
   }
   for (const auto& line : stack.as_array())
     if (line.is_string() && is_blacklisted_string(line.as_string()))
@@ -194,10 +193,10 @@ std::vector<OpItem> read_op(const JsonValue& record, const std::string& op_name)
   }
   if (!record.is_object()) return items;
   static const std::pair<const char*, const char*> kIo[] = {{"input_args", ".input"},
-                                                           {"input_kwargs", ".input"},
-                                                           {"input", ".input"},
-                                                           {"output", ".output"},
-                                                           {"parameters", ".parameters"}};
+                                                            {"input_kwargs", ".input"},
+                                                            {"input", ".input"},
+                                                            {"output", ".output"},
+                                                            {"parameters", ".parameters"}};
   for (const auto& io : kIo) {
     const JsonValue* v = record.find(io.first);
     if (v) parse_items(*v, op_name + io.second, 0, items);

@@ -14,8 +14,7 @@ namespace {
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
 bool struct_equal(const LeafStruct& a, const LeafStruct& b, bool with_md5) {
-  return py_equal(a.dtype, b.dtype) && py_equal(a.shape, b.shape) &&
-         (!with_md5 || py_equal(a.md5, b.md5));
+  return py_equal(a.dtype, b.dtype) && py_equal(a.shape, b.shape) && (!with_md5 || py_equal(a.md5, b.md5));
 }
 
 // check_type_shape_match
@@ -46,11 +45,14 @@ bool check_op(const MergedOp& n, const MergedOp& b, const OrderedMatchOptions& o
 
 bool dtypes_compatible(const JsonValue& n, const JsonValue& b) {
   if (!n.is_string() || !b.is_string()) return false;
-  static const char* const kPairs[][2] = {
-      {"Float16", "Float32"},           {"Float32", "Float16"},
-      {"Float16", "BFloat16"},          {"BFloat16", "Float16"},
-      {"torch.float16", "torch.float32"}, {"torch.float32", "torch.float16"},
-      {"torch.float16", "torch.bfloat16"}, {"torch.bfloat16", "torch.float16"}};
+  static const char* const kPairs[][2] = {{"Float16", "Float32"},
+                                          {"Float32", "Float16"},
+                                          {"Float16", "BFloat16"},
+                                          {"BFloat16", "Float16"},
+                                          {"torch.float16", "torch.float32"},
+                                          {"torch.float32", "torch.float16"},
+                                          {"torch.float16", "torch.bfloat16"},
+                                          {"torch.bfloat16", "torch.float16"}};
   for (const auto& p : kPairs)
     if (n.as_string() == p[0] && b.as_string() == p[1]) return true;
   return false;
@@ -117,8 +119,7 @@ void ordered_match(const ParsedDump& npu, const ParsedDump& bench, const Ordered
   size_t ni = 0, bi = 0, steps = 0;
   bool npu_more = true, bench_more = true;
   // Reads the next entry of a dump into its queue; 1.2.1 raises its checks' errors here.
-  auto read_next = [](const ParsedDump& dump, size_t& next, bool& more,
-                      std::deque<const MergedOp*>& q) {
+  auto read_next = [](const ParsedDump& dump, size_t& next, bool& more, std::deque<const MergedOp*>& q) {
     if (next >= dump.entries.size()) {
       more = false;
       return;

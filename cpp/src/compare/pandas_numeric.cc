@@ -1,8 +1,8 @@
 // pandas 2.0 to_numeric for one string (see pandas_numeric.h).
 #include "pandas_numeric.h"
 
-#include <cmath>
 #include <strings.h>
+#include <cmath>
 
 namespace msprobe {
 namespace compare {

@@ -35,9 +35,8 @@ uint32_t next_code_point(std::string_view s, size_t& i) {
 // separators, format characters and private use are not printable.
 bool printable_non_ascii(uint32_t cp) {
   if (cp >= 0x80 && cp <= 0xA0) return false;
-  if (cp == 0xAD || cp == 0x1680 || cp == 0x180E || cp == 0x2028 || cp == 0x2029 ||
-      cp == 0x202F || cp == 0x205F || cp == 0x3000 || cp == 0xFEFF || cp == 0x061C ||
-      cp == 0x06DD || cp == 0x070F)
+  if (cp == 0xAD || cp == 0x1680 || cp == 0x180E || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+      cp == 0x205F || cp == 0x3000 || cp == 0xFEFF || cp == 0x061C || cp == 0x06DD || cp == 0x070F)
     return false;
   if (cp >= 0x0600 && cp <= 0x0605) return false;
   if (cp >= 0x2000 && cp <= 0x200F) return false;
@@ -238,8 +237,7 @@ bool np_shape(const JsonValue& v, std::vector<size_t>& dims) {
 
 std::string np_shape_str(const JsonValue& v) {
   std::vector<size_t> dims;
-  if (!np_shape(v, dims))
-    throw InvalidInput("a slice value is a ragged nested list: " + py_repr(v));
+  if (!np_shape(v, dims)) throw InvalidInput("a slice value is a ragged nested list: " + py_repr(v));
   std::string out = "(";
   for (size_t i = 0; i < dims.size(); ++i) {
     if (i) out += ", ";

@@ -16,8 +16,7 @@ namespace {
 Cell stack_cell(const MergedOp& op) { return cell_of(op.stack); }
 
 // stack_column_process: the stack goes on the first input row when both sides have stack info.
-void push_stack_matched(Row& row, bool has_stack, size_t index, StructGroup group,
-                        const MergedOp& npu) {
+void push_stack_matched(Row& row, bool has_stack, size_t index, StructGroup group, const MergedOp& npu) {
   if (has_stack && index == 0 && group == kInputGroup) {
     row.push_back(stack_cell(npu));
   } else {
@@ -43,8 +42,12 @@ void matched_group(std::vector<Row>& out, const MergedOp& n, const MergedOp& b, 
   for (size_t index = 0; index < min_len; ++index) {
     const LeafStruct& nst = ns[index];
     const LeafStruct& bst = bs[index];
-    Row row{Cell::str(n.op_name.at(n_start + index)), Cell::str(b.op_name.at(b_start + index)),
-            cell_of(nst.dtype), cell_of(bst.dtype), cell_of(nst.shape), cell_of(bst.shape)};
+    Row row{Cell::str(n.op_name.at(n_start + index)),
+            Cell::str(b.op_name.at(b_start + index)),
+            cell_of(nst.dtype),
+            cell_of(bst.dtype),
+            cell_of(nst.shape),
+            cell_of(bst.shape)};
     if (mode == CompareMode::kMd5) {
       row.push_back(cell_of(nst.md5));
       row.push_back(cell_of(bst.md5));
@@ -74,8 +77,12 @@ void matched_group(std::vector<Row>& out, const MergedOp& n, const MergedOp& b, 
   // rows with 'Nan' bench cells and always five blank metric cells.
   for (size_t index = b_len; index < n_len; ++index) {
     const LeafStruct& nst = ns[index];
-    Row row{Cell::str(n.op_name.at(n_start + index)), Cell::str(k::kNan), cell_of(nst.dtype),
-            Cell::str(k::kNan), cell_of(nst.shape), Cell::str(k::kNan)};
+    Row row{Cell::str(n.op_name.at(n_start + index)),
+            Cell::str(k::kNan),
+            cell_of(nst.dtype),
+            Cell::str(k::kNan),
+            cell_of(nst.shape),
+            Cell::str(k::kNan)};
     if (mode == CompareMode::kMd5) {
       row.push_back(cell_of(nst.md5));
       row.push_back(Cell::str(k::kNan));
@@ -101,8 +108,7 @@ Cell summary_cell(const JsonValue& v) {
   return cell_of(v);
 }
 
-void append_matched_rows(std::vector<Row>& out, const MergedOp& n, const MergedOp& b,
-                         CompareMode mode) {
+void append_matched_rows(std::vector<Row>& out, const MergedOp& n, const MergedOp& b, CompareMode mode) {
   check_counts(n);
   check_counts(b);
   const size_t ni = n.structs[kInputGroup].size(), no = n.structs[kOutputGroup].size(),
@@ -125,8 +131,8 @@ void append_unmatched_rows(std::vector<Row>& out, const MergedOp& n, CompareMode
     if (next[group] >= structs.size())
       throw InvalidInput("index out of bounds error occurs in the structs of " + n.entry);
     const LeafStruct& st = structs[next[group]++];
-    Row row{Cell::str(name), Cell::str(k::kNA), cell_of(st.dtype), Cell::str(k::kNA),
-            cell_of(st.shape), Cell::str(k::kNA)};
+    Row row{Cell::str(name),   Cell::str(k::kNA), cell_of(st.dtype),
+            Cell::str(k::kNA), cell_of(st.shape), Cell::str(k::kNA)};
     // append_stack_info: the stack goes on the entry's first row, whatever its state.
     const Cell stack = (n.has_stack && index == 0) ? stack_cell(n) : Cell::str(k::kNone);
     if (mode == CompareMode::kMd5) {

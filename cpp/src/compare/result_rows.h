@@ -13,8 +13,7 @@ namespace compare {
 using Row = std::vector<Cell>;
 
 // Rows of a matched NPU/bench entry pair: inputs, parameters, outputs, parameters_grad.
-void append_matched_rows(std::vector<Row>& out, const MergedOp& npu, const MergedOp& bench,
-                         CompareMode mode);
+void append_matched_rows(std::vector<Row>& out, const MergedOp& npu, const MergedOp& bench, CompareMode mode);
 // Rows of an NPU entry without a bench match ("No bench data matched.").
 void append_unmatched_rows(std::vector<Row>& out, const MergedOp& npu, CompareMode mode);
 

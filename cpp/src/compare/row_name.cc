@@ -55,11 +55,16 @@ RowName split_row_name(std::string_view row) {
     if (end < parts.size() && is_digits(parts[end])) ++end;  // module call index
     if (end >= parts.size()) return rn;
     std::string_view state = parts[end];
-    if (state == "input") rn.role = RowRole::kInput;
-    else if (state == "kwargs") rn.role = RowRole::kKwargs;
-    else if (state == "parameters") rn.role = RowRole::kParameters;
-    else if (state == "output") rn.role = RowRole::kOutput;
-    else return rn;
+    if (state == "input")
+      rn.role = RowRole::kInput;
+    else if (state == "kwargs")
+      rn.role = RowRole::kKwargs;
+    else if (state == "parameters")
+      rn.role = RowRole::kParameters;
+    else if (state == "output")
+      rn.role = RowRole::kOutput;
+    else
+      return rn;
     rn.entry = join(parts, end);
     rn.forward = parts[i] == "forward";
     return rn;

@@ -37,9 +37,7 @@ inline double add_eps(double x) {
 
 DType effective(DType t) { return t == DType::kBFloat16 ? DType::kFloat32 : t; }
 
-bool is_float(DType t) {
-  return t == DType::kFloat16 || t == DType::kFloat32 || t == DType::kFloat64;
-}
+bool is_float(DType t) { return t == DType::kFloat16 || t == DType::kFloat32 || t == DType::kFloat64; }
 
 Prec prec_of_float(DType t) {
   return t == DType::kFloat16 ? Prec::kHalf : t == DType::kFloat32 ? Prec::kFloat : Prec::kDouble;
@@ -55,7 +53,6 @@ Prec promotion_rank(DType t) {
     default: return Prec::kDouble;
   }
 }
-
 
 // The precisions of get_relative_err: NE / BE for the eps added where bench is 0, PP for the
 // subtraction and division.
@@ -192,8 +189,7 @@ Cell metric(double v) { return Cell::num(format_value(v)); }
 const char* kMsg0d =
     "This is type of 0-d tensor, can not calculate 'Cosine', 'One Thousandth Err Ratio' and "
     "'Five Thousandths Err Ratio'. ";
-const char* kMsgMaxAbsNan =
-    "Cannot compare by MaxAbsError, the data contains nan/inf/-inf in dump data.";
+const char* kMsgMaxAbsNan = "Cannot compare by MaxAbsError, the data contains nan/inf/-inf in dump data.";
 const char* kMsgMaxRelNan =
     "Cannot compare by MaxRelativeError, the data contains nan/inf/-inf in dump data.";
 
@@ -213,10 +209,22 @@ double scalar_abs_diff(double n, DType nt, double b, DType bt) {
     int64_t d = (int64_t)n - (int64_t)b;
     if (nt == bt) {  // wraps in the common integer type, as does abs()
       switch (nt) {
-        case DType::kInt8: { int8_t v = (int8_t)d; v = (int8_t)(v < 0 ? -v : v); return v; }
+        case DType::kInt8: {
+          int8_t v = (int8_t)d;
+          v = (int8_t)(v < 0 ? -v : v);
+          return v;
+        }
         case DType::kUInt8: return (double)(uint8_t)d;
-        case DType::kInt16: { int16_t v = (int16_t)d; v = (int16_t)(v < 0 ? -v : v); return v; }
-        case DType::kInt32: { int32_t v = (int32_t)d; v = (int32_t)(v < 0 ? -(int64_t)v : v); return v; }
+        case DType::kInt16: {
+          int16_t v = (int16_t)d;
+          v = (int16_t)(v < 0 ? -v : v);
+          return v;
+        }
+        case DType::kInt32: {
+          int32_t v = (int32_t)d;
+          v = (int32_t)(v < 0 ? -(int64_t)v : v);
+          return v;
+        }
         default: break;
       }
     }
@@ -248,14 +256,20 @@ TensorMetrics compare_scalar(const TensorView& npu, DType nt, const TensorView& 
   bool abs_nan = false, rel_nan = false;
   for (double b : bv) {
     const double d = scalar_abs_diff(n, nt, b, bt);
-    if (d != d) abs_nan = true; else if (d > max_abs) max_abs = d;
+    if (d != d)
+      abs_nan = true;
+    else if (d > max_abs)
+      max_abs = d;
     double nc = n, bc = b;
     if (b == 0) {
       bc = add_eps_in(rp.be, b);
       nc = add_eps_in(rp.ne, n);
     }
     const double r = std::fabs(round_to(rp.pp, round_to(rp.pp, nc - bc) / bc));
-    if (r != r) rel_nan = true; else if (r > max_rel) max_rel = r;
+    if (r != r)
+      rel_nan = true;
+    else if (r > max_rel)
+      max_rel = r;
   }
   m.cosine = Cell::str(k::kUnsupported);
   if (abs_nan || count == 0) {
@@ -332,15 +346,17 @@ TensorMetrics compare_tensor_data(const TensorView& npu, const TensorView& bench
     }
   }
   if (acc.mismatch) {
-    TensorMetrics m = all_cells(Cell::str(k::kNA), "The position of inf or nan in NPU and bench Tensor do not match.");
+    TensorMetrics m =
+        all_cells(Cell::str(k::kNA), "The position of inf or nan in NPU and bench Tensor do not match.");
     m.relative_l2_error = std::numeric_limits<double>::infinity();
     return m;
   }
 
   TensorMetrics m;
   // Over the finite elements (matching inf/NaN positions count as equal).
-  m.relative_l2_error = acc.bb > 0 ? std::sqrt(acc.dd / acc.bb)
-                        : acc.dd > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+  m.relative_l2_error = acc.bb > 0   ? std::sqrt(acc.dd / acc.bb)
+                        : acc.dd > 0 ? std::numeric_limits<double>::infinity()
+                                     : 0.0;
   if (nt != bt) m.err_msg = "Dtype of NPU and bench tensor do not match.";
   // Cosine
   if (numel == 1) {

@@ -33,9 +33,9 @@ TensorMetrics compare_tensor_data(const TensorView& npu, const TensorView& bench
 TensorMetrics unreadable_metrics(const std::string& err_msg);
 
 // 1.2.1's Err_message texts for rows without readable data.
-inline const char* kNoBenchDataMsg = "No bench data matched.";        // NPU row has no tensor file
+inline const char* kNoBenchDataMsg = "No bench data matched.";          // NPU row has no tensor file
 inline const char* kBenchNoFileMsg = "Bench does not have data file.";  // bench leaf has none
-std::string file_not_found_msg(const std::string& data_name);  // "Dump file: X not found."
+std::string file_not_found_msg(const std::string& data_name);           // "Dump file: X not found."
 
 // check_accuracy: "Yes" / "No" / "Unmatched" / "None" from the Cosine and MaxAbsErr cells.
 Cell accuracy_verdict(const Cell& cosine, const Cell& max_abs_err);

@@ -31,8 +31,8 @@ bool ends_with(const std::string& s, const char* suffix) {
 bool valid_file_name(const std::string& s) {
   if (s.empty()) return false;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '.' || c == ':' || c == '/' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '.' || c == ':' || c == '/' || c == '-';
     if (!ok) return false;
   }
   return true;

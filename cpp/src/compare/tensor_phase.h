@@ -14,11 +14,11 @@ namespace compare {
 
 struct TensorPhaseInput {
   std::string npu_tensor_dir, bench_tensor_dir;  // the dumps' dump_tensor_data folders
-  std::string bench_dump_json;                    // for the bench file names
-  const char* npu_suffix = ".pt";                 // NPU file = NPU Name + suffix (".npy" for MindSpore)
-  bool pt_files_only = true;                      // PyTorch: both files must be .pt
+  std::string bench_dump_json;                   // for the bench file names
+  const char* npu_suffix = ".pt";                // NPU file = NPU Name + suffix (".npy" for MindSpore)
+  bool pt_files_only = true;                     // PyTorch: both files must be .pt
   bool fuzzy = false;
-  int threads = 0;  // 0: all cores
+  int threads = 0;                                          // 0: all cores
   std::function<void(size_t done, size_t total)> progress;  // on the calling thread
 };
 

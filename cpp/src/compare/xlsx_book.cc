@@ -119,24 +119,21 @@ void XlsxBook::write_string(uint32_t row, uint16_t col, const std::string& s, lx
     e = worksheet_write_string(ws_, row, col, s.c_str(), fmt);
   }
   if (e != LXW_NO_ERROR) {
-    throw FileError(path_ + ": cannot write cell at row " + std::to_string(row + 1) + ": " +
-                    lxw_strerror(e));
+    throw FileError(path_ + ": cannot write cell at row " + std::to_string(row + 1) + ": " + lxw_strerror(e));
   }
 }
 
 void XlsxBook::write_number(uint32_t row, uint16_t col, double v, lxw_format* fmt) {
   const lxw_error e = worksheet_write_number(ws_, row, col, v, fmt);
   if (e != LXW_NO_ERROR) {
-    throw FileError(path_ + ": cannot write cell at row " + std::to_string(row + 1) + ": " +
-                    lxw_strerror(e));
+    throw FileError(path_ + ": cannot write cell at row " + std::to_string(row + 1) + ": " + lxw_strerror(e));
   }
 }
 
 void XlsxBook::write_boolean(uint32_t row, uint16_t col, bool v) {
   const lxw_error e = worksheet_write_boolean(ws_, row, col, v ? 1 : 0, nullptr);
   if (e != LXW_NO_ERROR) {
-    throw FileError(path_ + ": cannot write cell at row " + std::to_string(row + 1) + ": " +
-                    lxw_strerror(e));
+    throw FileError(path_ + ": cannot write cell at row " + std::to_string(row + 1) + ": " + lxw_strerror(e));
   }
 }
 

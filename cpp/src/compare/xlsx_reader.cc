@@ -38,7 +38,8 @@ std::string_view local_name(std::string_view n) {
 std::string_view Tag::attr(std::string_view key) const {
   size_t i = 0;
   while (i < attrs.size()) {
-    while (i < attrs.size() && (attrs[i] == ' ' || attrs[i] == '\t' || attrs[i] == '\n' || attrs[i] == '\r')) ++i;
+    while (i < attrs.size() && (attrs[i] == ' ' || attrs[i] == '\t' || attrs[i] == '\n' || attrs[i] == '\r'))
+      ++i;
     const size_t ks = i;
     while (i < attrs.size() && attrs[i] != '=' && attrs[i] != ' ') ++i;
     const std::string_view k = attrs.substr(ks, i - ks);
@@ -64,7 +65,8 @@ class XmlScanner {
   bool next(Tag& tag, std::string* text = nullptr) {
     while (pos_ < t_.size()) {
       const size_t lt = t_.find('<', pos_);
-      if (text != nullptr) text->append(t_.substr(pos_, (lt == std::string_view::npos ? t_.size() : lt) - pos_));
+      if (text != nullptr)
+        text->append(t_.substr(pos_, (lt == std::string_view::npos ? t_.size() : lt) - pos_));
       if (lt == std::string_view::npos) {
         pos_ = t_.size();
         return false;
@@ -77,7 +79,12 @@ class XmlScanner {
       if (t_.compare(lt, 9, "<![CDATA[") == 0) {
         const size_t e = t_.find("]]>", lt);
         const size_t end = e == std::string_view::npos ? t_.size() : e;
-        if (text != nullptr) text->append("\x01" "CDATA").append(t_.substr(lt + 9, end - lt - 9)).append("\x01");
+        if (text != nullptr)
+          text->append(
+                  "\x01"
+                  "CDATA")
+              .append(t_.substr(lt + 9, end - lt - 9))
+              .append("\x01");
         pos_ = e == std::string_view::npos ? t_.size() : e + 3;
         continue;
       }
@@ -91,7 +98,8 @@ class XmlScanner {
       tag.self_closing = !inner.empty() && inner.back() == '/';
       if (tag.self_closing) inner.remove_suffix(1);
       size_t n = 0;
-      while (n < inner.size() && inner[n] != ' ' && inner[n] != '\t' && inner[n] != '\n' && inner[n] != '\r') ++n;
+      while (n < inner.size() && inner[n] != ' ' && inner[n] != '\t' && inner[n] != '\n' && inner[n] != '\r')
+        ++n;
       tag.name = local_name(inner.substr(0, n));
       tag.attrs = inner.substr(n);
       return true;
@@ -131,7 +139,9 @@ std::string decode_text(const std::string& raw) {
   std::string ent;
   ent.reserve(raw.size());
   for (size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] == '\x01' && raw.compare(i, 6, "\x01" "CDATA") == 0) {
+    if (raw[i] == '\x01' && raw.compare(i, 6,
+                                        "\x01"
+                                        "CDATA") == 0) {
       const size_t e = raw.find('\x01', i + 6);
       ent.append(raw, i + 6, (e == std::string::npos ? raw.size() : e) - i - 6);
       i = e == std::string::npos ? raw.size() : e;
@@ -147,11 +157,16 @@ std::string decode_text(const std::string& raw) {
       continue;
     }
     const std::string name = raw.substr(i + 1, semi - i - 1);
-    if (name == "lt") ent += '<';
-    else if (name == "gt") ent += '>';
-    else if (name == "amp") ent += '&';
-    else if (name == "quot") ent += '"';
-    else if (name == "apos") ent += '\'';
+    if (name == "lt")
+      ent += '<';
+    else if (name == "gt")
+      ent += '>';
+    else if (name == "amp")
+      ent += '&';
+    else if (name == "quot")
+      ent += '"';
+    else if (name == "apos")
+      ent += '\'';
     else if (!name.empty() && name[0] == '#') {
       const bool hex = name.size() > 1 && (name[1] == 'x' || name[1] == 'X');
       append_utf8(ent, (uint32_t)std::strtoul(name.c_str() + (hex ? 2 : 1), nullptr, hex ? 16 : 10));
@@ -163,8 +178,8 @@ std::string decode_text(const std::string& raw) {
   std::string out;
   out.reserve(ent.size());
   for (size_t i = 0; i < ent.size(); ++i) {
-    if (ent[i] == '_' && i + 6 < ent.size() && ent[i + 1] == 'x' && is_hex(ent[i + 2]) && is_hex(ent[i + 3]) &&
-        is_hex(ent[i + 4]) && is_hex(ent[i + 5]) && ent[i + 6] == '_') {
+    if (ent[i] == '_' && i + 6 < ent.size() && ent[i + 1] == 'x' && is_hex(ent[i + 2]) &&
+        is_hex(ent[i + 3]) && is_hex(ent[i + 4]) && is_hex(ent[i + 5]) && ent[i + 6] == '_') {
       append_utf8(out, (uint32_t)std::strtoul(ent.substr(i + 2, 4).c_str(), nullptr, 16));
       i += 6;
       continue;
@@ -205,8 +220,10 @@ std::vector<std::string> read_shared_strings(const std::string& xml, const std::
   Tag tag;
   while (sc.next(tag)) {
     if (tag.name == "si") {
-      if (tag.self_closing) out.emplace_back();
-      else if (!tag.closing) out.push_back(rich_text(sc, "si"));
+      if (tag.self_closing)
+        out.emplace_back();
+      else if (!tag.closing)
+        out.push_back(rich_text(sc, "si"));
     }
   }
   return out;

@@ -19,8 +19,8 @@ void check_table(const CompareTable& t, const std::string& path) {
   for (size_t r = 0; r < t.rows.size(); ++r) {
     if (t.rows[r].size() != t.header.size()) {
       throw InvalidInput(path + ": compare table row " + std::to_string(r) + " has " +
-                         std::to_string(t.rows[r].size()) + " cells for " +
-                         std::to_string(t.header.size()) + " columns");
+                         std::to_string(t.rows[r].size()) + " cells for " + std::to_string(t.header.size()) +
+                         " columns");
     }
   }
 }

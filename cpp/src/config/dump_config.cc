@@ -27,10 +27,9 @@ namespace {
 
 using StrList = std::vector<std::string>;
 
-const StrList kTasksPyTorch = {"tensor", "statistics", "overflow_check", "free_benchmark", "run_ut",
-                               "grad_probe"};
-const StrList kTasksMindSpore = {"tensor", "statistics", "overflow_check", "free_benchmark",
-                                 "grad_probe"};
+const StrList kTasksPyTorch = {"tensor",         "statistics", "overflow_check",
+                               "free_benchmark", "run_ut",     "grad_probe"};
+const StrList kTasksMindSpore = {"tensor", "statistics", "overflow_check", "free_benchmark", "grad_probe"};
 const StrList kLevels = {"L0", "L1", "L2", "mix"};
 const StrList kDataModes = {"all", "input", "output", "forward", "backward"};
 const StrList kSummaryModes = {"statistics", "md5"};
@@ -112,9 +111,7 @@ std::string shown(const JsonValue& v) {
 
 std::string quoted(const std::string& field) { return "\"" + field + "\""; }
 
-std::string item_field(const std::string& field, size_t i) {
-  return field + "[" + std::to_string(i) + "]";
-}
+std::string item_field(const std::string& field, size_t i) { return field + "[" + std::to_string(i) + "]"; }
 
 // Throws InvalidInput without a location prefix; Checker adds it.
 [[noreturn]] void bad(const std::string& field, const std::string& rule, const JsonValue& got) {
@@ -149,7 +146,9 @@ bool parse_range_text(const std::string& s, int64_t& a, int64_t& b) {
 const char* kApiExample = "\"Functional.conv2d.0.forward\"";
 const char* kModuleExample = "\"Module.conv1.Conv2d.forward.0\"";
 
-bool starts_with(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.substr(0, p.size()) == p; }
+bool starts_with(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(0, p.size()) == p;
+}
 bool ends_with(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
@@ -218,9 +217,7 @@ class Checker {
     }
   }
 
-  [[noreturn]] void fail(const std::string& message) const {
-    throw InvalidInput(where_ + ": " + message);
-  }
+  [[noreturn]] void fail(const std::string& message) const { throw InvalidInput(where_ + ": " + message); }
 
   std::string one_of(const JsonValue& v, const std::string& field, const StrList& allowed) const {
     if (!v.is_string() || !contains(allowed, v.as_string())) {
@@ -234,7 +231,8 @@ class Checker {
     return v.as_bool();
   }
 
-  int64_t integer(const JsonValue& v, const std::string& field, const char* rule = "must be an integer") const {
+  int64_t integer(const JsonValue& v, const std::string& field,
+                  const char* rule = "must be an integer") const {
     if (!is_plain_int(v)) fail_value(field, rule, v);
     return v.as_int();
   }
@@ -282,7 +280,8 @@ class Checker {
     return wrap([&] { return parse_int_ranges(v, field); });
   }
 
-  [[noreturn]] void fail_value(const std::string& field, const std::string& rule, const JsonValue& got) const {
+  [[noreturn]] void fail_value(const std::string& field, const std::string& rule,
+                               const JsonValue& got) const {
     fail(quoted(field) + " " + rule + ", got " + shown(got));
   }
 
@@ -314,8 +313,8 @@ StrList parse_data_mode(const Checker& ck, const JsonValue& v, const std::string
     }
   }
   if (modes.size() > 1 && contains(modes, "all")) {
-    ck.fail_value(field, "may hold \"all\" only on its own; otherwise items from input, output, forward, backward",
-                  v);
+    ck.fail_value(
+        field, "may hold \"all\" only on its own; otherwise items from input, output, forward, backward", v);
   }
   if (ms_l2) {
     if (modes.size() != 1 || !(modes[0] == "all" || modes[0] == "input" || modes[0] == "output")) {
@@ -340,13 +339,15 @@ void check_scope_and_list(const Checker& ck, DumpConfig& c, const std::string& s
   };
   if (c.level == "L2" && pytorch) {
     if (!c.scope.empty()) {
-      ck.fail_value(scope_field, "must be empty when \"level\" is L2 (name the API in \"" + list_field + "\")",
+      ck.fail_value(scope_field,
+                    "must be empty when \"level\" is L2 (name the API in \"" + list_field + "\")",
                     scope_json());
     }
     if (c.list.size() != 1) {
-      ck.fail_value(list_field,
-                    std::string("must hold exactly one full API name when \"level\" is L2, e.g. [") + kApiExample + "]",
-                    list_json());
+      ck.fail_value(
+          list_field,
+          std::string("must hold exactly one full API name when \"level\" is L2, e.g. [") + kApiExample + "]",
+          list_json());
     }
     if (!is_api_name(c.list[0])) {
       ck.fail_value(item_field(list_field, 0),
@@ -365,12 +366,13 @@ void check_scope_and_list(const Checker& ck, DumpConfig& c, const std::string& s
     const std::string& name = c.scope[i];
     const JsonValue got = JsonValue::make_string(name);
     if (c.level == "L1" && !is_api_name(name)) {
-      ck.fail_value(item_field(scope_field, i),
-                    std::string("must be an API name when \"level\" is L1: Prefix.api.N.forward|backward with "
-                                "Prefix one of Distributed, Functional, Torch, Tensor, Mint, MintFunctional, "
-                                "Primitive, Aten, VF, NPU, Jit, e.g. ") +
-                        kApiExample,
-                    got);
+      ck.fail_value(
+          item_field(scope_field, i),
+          std::string("must be an API name when \"level\" is L1: Prefix.api.N.forward|backward with "
+                      "Prefix one of Distributed, Functional, Torch, Tensor, Mint, MintFunctional, "
+                      "Primitive, Aten, VF, NPU, Jit, e.g. ") +
+              kApiExample,
+          got);
     }
     if (c.level == "L0" && !is_module_name(name)) {
       ck.fail_value(item_field(scope_field, i),
@@ -431,7 +433,8 @@ void parse_dump_section(const Checker& ck, const JsonValue* sec, DumpConfig& c) 
       }
     }
     if (t == "tensor") {
-      if (const JsonValue* v = sec->find("file_format")) c.file_format = ck.one_of(*v, t + ".file_format", kFileFormats);
+      if (const JsonValue* v = sec->find("file_format"))
+        c.file_format = ck.one_of(*v, t + ".file_format", kFileFormats);
     }
     if (t == "overflow_check") {
       if (const JsonValue* v = sec->find("overflow_nums")) {
@@ -449,7 +452,8 @@ void parse_dump_section(const Checker& ck, const JsonValue* sec, DumpConfig& c) 
           if (c.overflow_nums != -1 && c.overflow_nums <= 0) ck.fail_value(field, rule, *v);
         }
       }
-      if (const JsonValue* v = sec->find("check_mode")) c.check_mode = ck.one_of(*v, t + ".check_mode", kCheckModes);
+      if (const JsonValue* v = sec->find("check_mode"))
+        c.check_mode = ck.one_of(*v, t + ".check_mode", kCheckModes);
     }
   }
   check_scope_and_list(ck, c, t, pytorch);
@@ -460,18 +464,21 @@ void parse_free_benchmark(const Checker& ck, const JsonValue* sec, DumpConfig& c
   FreeBenchmarkConfig& fb = c.free_benchmark;
   const std::string p = "free_benchmark.";
   const StrList devices = pytorch ? StrList{"npu", "cpu"} : StrList{"npu"};
-  const StrList pert_modes = pytorch ? StrList{"improve_precision", "add_noise", "bit_noise", "no_change",
-                                               "change_value", "to_cpu"}
-                                     : StrList{"improve_precision", "add_noise", "bit_noise", "no_change",
-                                               "change_value"};
+  const StrList pert_modes =
+      pytorch ? StrList{"improve_precision", "add_noise", "bit_noise", "no_change", "change_value", "to_cpu"}
+              : StrList{"improve_precision", "add_noise", "bit_noise", "no_change", "change_value"};
   if (sec) {
     if (const JsonValue* v = sec->find("scope")) fb.scope = ck.string_list(*v, p + "scope");
     if (const JsonValue* v = sec->find("list")) fb.list = ck.string_list(*v, p + "list");
-    if (const JsonValue* v = sec->find("fuzz_device")) fb.fuzz_device = ck.one_of(*v, p + "fuzz_device", devices);
-    if (const JsonValue* v = sec->find("pert_mode")) fb.pert_mode = ck.one_of(*v, p + "pert_mode", pert_modes);
-    if (const JsonValue* v = sec->find("handler_type")) fb.handler_type = ck.one_of(*v, p + "handler_type", kHandlerTypes);
+    if (const JsonValue* v = sec->find("fuzz_device"))
+      fb.fuzz_device = ck.one_of(*v, p + "fuzz_device", devices);
+    if (const JsonValue* v = sec->find("pert_mode"))
+      fb.pert_mode = ck.one_of(*v, p + "pert_mode", pert_modes);
+    if (const JsonValue* v = sec->find("handler_type"))
+      fb.handler_type = ck.one_of(*v, p + "handler_type", kHandlerTypes);
     if (const JsonValue* v = sec->find("fuzz_level")) fb.fuzz_level = ck.one_of(*v, p + "fuzz_level", {"L1"});
-    if (const JsonValue* v = sec->find("fuzz_stage")) fb.fuzz_stage = ck.one_of(*v, p + "fuzz_stage", kFuzzStages);
+    if (const JsonValue* v = sec->find("fuzz_stage"))
+      fb.fuzz_stage = ck.one_of(*v, p + "fuzz_stage", kFuzzStages);
     if (const JsonValue* v = sec->find("if_preheat")) fb.if_preheat = ck.boolean(*v, p + "if_preheat");
     if (const JsonValue* v = sec->find("preheat_step")) {
       fb.preheat_step = ck.integer(*v, p + "preheat_step", "must be an integer > 0");
@@ -481,31 +488,39 @@ void parse_free_benchmark(const Checker& ck, const JsonValue* sec, DumpConfig& c
       fb.max_sample = ck.integer(*v, p + "max_sample", "must be an integer > 0");
       if (fb.max_sample <= 0) ck.fail_value(p + "max_sample", "must be an integer > 0", *v);
     }
-    if (const JsonValue* v = sec->find("data_mode")) c.data_mode = parse_data_mode(ck, *v, p + "data_mode", false);
+    if (const JsonValue* v = sec->find("data_mode"))
+      c.data_mode = parse_data_mode(ck, *v, p + "data_mode", false);
   }
   if (pytorch && !fb.scope.empty() && !fb.list.empty()) {
-    ck.fail("\"free_benchmark.scope\" and \"free_benchmark.list\" cannot both be set: give exact API names in "
-            "scope, or name substrings in list");
+    ck.fail(
+        "\"free_benchmark.scope\" and \"free_benchmark.list\" cannot both be set: give exact API names in "
+        "scope, or name substrings in list");
   }
   if (pytorch && (fb.fuzz_device == "cpu") != (fb.pert_mode == "to_cpu")) {
     if (fb.pert_mode == "to_cpu") {
-      ck.fail("\"free_benchmark.fuzz_device\" must be cpu when \"free_benchmark.pert_mode\" is to_cpu, got \"" +
-              fb.fuzz_device + "\"");
+      ck.fail(
+          "\"free_benchmark.fuzz_device\" must be cpu when \"free_benchmark.pert_mode\" is to_cpu, got \"" +
+          fb.fuzz_device + "\"");
     }
     ck.fail("\"free_benchmark.fuzz_device\" cpu requires \"free_benchmark.pert_mode\" to_cpu, got \"" +
             fb.pert_mode + "\"");
   }
   if (fb.handler_type == "fix") {
     if (fb.pert_mode != "improve_precision" && fb.pert_mode != "to_cpu") {
-      ck.fail(std::string("\"free_benchmark.pert_mode\" must be improve_precision") + (pytorch ? " or to_cpu" : "") +
-              " when \"free_benchmark.handler_type\" is fix, got \"" + fb.pert_mode + "\"");
+      ck.fail(std::string("\"free_benchmark.pert_mode\" must be improve_precision") +
+              (pytorch ? " or to_cpu" : "") + " when \"free_benchmark.handler_type\" is fix, got \"" +
+              fb.pert_mode + "\"");
     }
     if (fb.fuzz_stage != "forward") {
-      ck.fail("\"free_benchmark.fuzz_stage\" must be forward when \"free_benchmark.handler_type\" is fix, got \"" +
-              fb.fuzz_stage + "\"");
+      ck.fail(
+          "\"free_benchmark.fuzz_stage\" must be forward when \"free_benchmark.handler_type\" is fix, got "
+          "\"" +
+          fb.fuzz_stage + "\"");
     }
     if (fb.if_preheat) {
-      ck.fail("\"free_benchmark.if_preheat\" must be false when \"free_benchmark.handler_type\" is fix, got true");
+      ck.fail(
+          "\"free_benchmark.if_preheat\" must be false when \"free_benchmark.handler_type\" is fix, got "
+          "true");
     }
   }
   c.scope = fb.scope;
@@ -519,7 +534,8 @@ void parse_run_ut(const Checker& ck, const JsonValue* sec, DumpConfig& c) {
   if (const JsonValue* v = sec->find("black_list")) ru.black_list = ck.string_list(*v, "run_ut.black_list");
   if (const JsonValue* v = sec->find("error_data_path")) {
     const std::string field = "run_ut.error_data_path";
-    if (!v->is_string() || v->as_string().empty()) ck.fail_value(field, "must be a path to an existing directory", *v);
+    if (!v->is_string() || v->as_string().empty())
+      ck.fail_value(field, "must be a path to an existing directory", *v);
     struct stat st;
     if (::stat(v->as_string().c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
       ck.fail_value(field, "must be a path to an existing directory", *v);
@@ -531,8 +547,10 @@ void parse_run_ut(const Checker& ck, const JsonValue* sec, DumpConfig& c) {
 void parse_grad_probe(const Checker& ck, const JsonValue* sec, DumpConfig& c) {
   GradProbeConfig& gp = c.grad_probe;
   if (!sec) return;
-  if (const JsonValue* v = sec->find("grad_level")) gp.grad_level = ck.one_of(*v, "grad_probe.grad_level", kGradLevels);
-  if (const JsonValue* v = sec->find("param_list")) gp.param_list = ck.string_list(*v, "grad_probe.param_list");
+  if (const JsonValue* v = sec->find("grad_level"))
+    gp.grad_level = ck.one_of(*v, "grad_probe.grad_level", kGradLevels);
+  if (const JsonValue* v = sec->find("param_list"))
+    gp.param_list = ck.string_list(*v, "grad_probe.param_list");
   if (const JsonValue* v = sec->find("bounds")) {
     const std::string field = "grad_probe.bounds";
     const char* rule = "must be a non-empty, strictly ascending list of numbers within the int64 range";
@@ -598,7 +616,8 @@ DumpConfig parse_dump_config(const JsonValue& doc, Framework fw, const ConfigOve
   if (const JsonValue* v = doc.find("rank")) c.rank = file.ranges(*v, "rank");
   if (const JsonValue* v = doc.find("step")) c.step = file.ranges(*v, "step");
   if (const JsonValue* v = doc.find("level")) c.level = file.one_of(*v, "level", kLevels);
-  if (const JsonValue* v = doc.find("enable_dataloader")) c.enable_dataloader = file.boolean(*v, "enable_dataloader");
+  if (const JsonValue* v = doc.find("enable_dataloader"))
+    c.enable_dataloader = file.boolean(*v, "enable_dataloader");
   if (const JsonValue* v = doc.find("async_dump")) c.async_dump = file.boolean(*v, "async_dump");
 
   // Constructor arguments override the file.

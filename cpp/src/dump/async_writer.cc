@@ -30,10 +30,9 @@ constexpr int64_t kPage = 4096;
 // file: a write that grows it updates the inode (ext4 may wait for its journal there) between its
 // first page and the next, which is where a kill would cut it.
 constexpr int64_t kRunway = 64 * 1024;
-}
+}  // namespace
 
-AsyncWriter::AsyncWriter(size_t memory_limit_bytes)
-    : limit_(memory_limit_bytes), thread_([this] { run(); }) {
+AsyncWriter::AsyncWriter(size_t memory_limit_bytes) : limit_(memory_limit_bytes), thread_([this] { run(); }) {
   // Reused file buffers live beside the queue: keep them a small share of the writer's budget.
   set_output_buffer_pool_limit(std::min(size_t(64) << 20, memory_limit_bytes / 8));
 }
@@ -49,8 +48,8 @@ AsyncWriter::~AsyncWriter() {
     if (f.fd >= 0) ::close(f.fd);
 }
 
-int AsyncWriter::open_object_file(const std::string& path, const std::string& header,
-                                  const std::string& tail, int member_depth, bool reorderable) {
+int AsyncWriter::open_object_file(const std::string& path, const std::string& header, const std::string& tail,
+                                  int member_depth, bool reorderable) {
   // Made aside and renamed: the name never shows an empty or half-written file, and an old file of
   // that name (a rerun into the same dump_path) stays whole until the new one replaces it.
   AtomicFile file(path, kFileMode);
@@ -153,8 +152,7 @@ void AsyncWriter::fail(const std::string& what, int err) {
   cv_space_.notify_all();
 }
 
-bool AsyncWriter::write_all_at(int fd, const std::string& data, int64_t offset,
-                               const std::string& path) {
+bool AsyncWriter::write_all_at(int fd, const std::string& data, int64_t offset, const std::string& path) {
   size_t done = 0;
   while (done < data.size()) {
     ssize_t w = ::pwrite(fd, data.data() + done, data.size() - done, (off_t)(offset + (int64_t)done));
@@ -169,8 +167,8 @@ bool AsyncWriter::write_all_at(int fd, const std::string& data, int64_t offset,
 }
 
 // pwritev of `a` then `b`, going on after short writes.
-bool AsyncWriter::write_two_at(int fd, const char* a, size_t na, const std::string& b,
-                               int64_t offset, const std::string& path) {
+bool AsyncWriter::write_two_at(int fd, const char* a, size_t na, const std::string& b, int64_t offset,
+                               const std::string& path) {
   size_t done = 0;
   const size_t total = na + b.size();
   while (done < total) {
@@ -260,8 +258,7 @@ bool AsyncWriter::write_members(ObjectFile& f, Pending& p) {
     while (j < n && pos + (int64_t)(end_of(j) - p.starts[i] + close.size()) <= limit) ++j;
     // Where the closing text would straddle a page boundary, end the write a member earlier, or
     // else put a few spaces before it (see closing_pad).
-    while (j > i + 1 && closing_pad(pos + (int64_t)(end_of(j - 1) - p.starts[i]), close.size()))
-      --j;
+    while (j > i + 1 && closing_pad(pos + (int64_t)(end_of(j - 1) - p.starts[i]), close.size())) --j;
     const size_t len = end_of(j - 1) - p.starts[i];
     const size_t pad = closing_pad(pos + (int64_t)len, close.size());
     const std::string after = pad ? std::string(pad, ' ') + close : close;
@@ -301,8 +298,8 @@ void AsyncWriter::extend_runway(ObjectFile& f, int64_t end) {
   const std::string spaces((size_t)(target - f.file_size), ' ');
   size_t done = 0;
   while (done < spaces.size()) {
-    const ssize_t w = ::pwrite(f.fd, spaces.data() + done, spaces.size() - done,
-                               (off_t)(f.file_size + (int64_t)done));
+    const ssize_t w =
+        ::pwrite(f.fd, spaces.data() + done, spaces.size() - done, (off_t)(f.file_size + (int64_t)done));
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) break;
     done += (size_t)w;
@@ -405,7 +402,10 @@ void AsyncWriter::process(std::vector<Item>& batch) {
       // Unlink first: an old file of that name may be a hard link shared with another file.
       ::unlink(it.path.c_str());
       int fd = ::open(it.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, kFileMode);
-      if (fd < 0) { fail("cannot create " + it.path, errno); return; }
+      if (fd < 0) {
+        fail("cannot create " + it.path, errno);
+        return;
+      }
       bool ok = write_all_at(fd, it.text, 0, it.path);
       ::close(fd);
       if (!ok) return;

@@ -7,8 +7,8 @@
 
 namespace msprobe {
 
-DeferredValue& DeferredValues::add(JsonWriter& w, std::string stem, SinkPtr sink,
-                                   bool output_side, std::unique_ptr<DeferredPayload> payload) {
+DeferredValue& DeferredValues::add(JsonWriter& w, std::string stem, SinkPtr sink, bool output_side,
+                                   std::unique_ptr<DeferredPayload> payload) {
   DeferredValue d;
   d.id = next_id_++;
   d.depth = w.depth();
@@ -24,8 +24,7 @@ DeferredValue& DeferredValues::add(JsonWriter& w, std::string stem, SinkPtr sink
 
 double DeferredValues::age_s() const {
   if (values_.empty()) return 0.0;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - values_.front().since)
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - values_.front().since).count();
 }
 
 std::vector<const DeferredValue*> DeferredValues::announce() {

@@ -87,8 +87,7 @@ mode_t mode_of(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0640;
 }
 
-void rewrite(const std::string& path, std::string_view keep, std::string_view closing,
-             bool durable) {
+void rewrite(const std::string& path, std::string_view keep, std::string_view closing, bool durable) {
   AtomicFile out(path, mode_of(path));
   out.append(keep);
   out.append(closing);
@@ -106,8 +105,8 @@ RepairResult trimmed_or_intact(const std::string& path, std::string_view text) {
     return r;
   }
   r.action = RepairResult::Action::kTrimmed;
-  r.message = path + ": complete; cut off " + std::to_string(text.size() - end) +
-              " blank bytes after the JSON";
+  r.message =
+      path + ": complete; cut off " + std::to_string(text.size() - end) + " blank bytes after the JSON";
   return r;
 }
 
@@ -180,8 +179,8 @@ RepairResult repair_dump_json(const std::string& path, bool durable) {
     size_t keys = 0;
     const std::string keep = header_only(text, path, &keys);
     rewrite(path, keep, std::string(keys ? "," : "") + "\n \"data\": {}\n}", durable);
-    r.message = note.message + "; rewritten with " + std::to_string(keys) +
-                " header keys and an empty \"data\"";
+    r.message =
+        note.message + "; rewritten with " + std::to_string(keys) + " header keys and an empty \"data\"";
     return r;
   }
   rewrite(path, text.substr(0, note.valid_bytes), note.records_kept ? "\n }\n}" : "}\n}", durable);
@@ -260,8 +259,7 @@ std::vector<RepairResult> repair_dump_tree(const std::string& path, const Repair
     return out;
   }
   if (!fs::is_directory(st)) return out;
-  for (auto it = fs::recursive_directory_iterator(
-           path, fs::directory_options::skip_permission_denied, ec);
+  for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (it->is_symlink(ec)) continue;
     // dump_tensor_data holds only tensors: no need to list thousands of files.

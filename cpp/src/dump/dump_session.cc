@@ -253,8 +253,7 @@ int64_t DumpSession::mark_place(uint64_t entries_before) {
   return (int64_t)places_.size() - 1;
 }
 
-void DumpSession::emit_entry_at(int64_t place, const std::string& name,
-                                const std::string& value_text) {
+void DumpSession::emit_entry_at(int64_t place, const std::string& name, const std::string& value_text) {
   if (!files_open_ || disabled_) return;
   if (place >= 0 && (size_t)place < places_.size()) {
     placed_.emplace_back(step_entries_, place);
@@ -293,8 +292,7 @@ void DumpSession::place_entries() {
   writer_->reorder_object_file(dump_file_, std::move(order));
 }
 
-uint32_t DumpSession::intern_frame(const std::string& file, int64_t line,
-                                   const std::string& function) {
+uint32_t DumpSession::intern_frame(const std::string& file, int64_t line, const std::string& function) {
   bool user = !file.empty() && file[0] != '<';
   for (const auto& p : library_prefixes_)
     if (!p.empty() && file.compare(0, p.size(), p) == 0) user = false;
@@ -327,8 +325,8 @@ void DumpSession::save_tensor_file(const std::string& data_name, std::string con
   writer_->write_file(tensor_dir_ + "/" + data_name, std::move(contents));
 }
 
-void DumpSession::link_tensor_file(const std::string& existing_data_name,
-                                   const std::string& data_name, std::string contents) {
+void DumpSession::link_tensor_file(const std::string& existing_data_name, const std::string& data_name,
+                                   std::string contents) {
   if (!files_open_ || disabled_) return;
   writer_->link_file(tensor_dir_ + "/" + existing_data_name, tensor_dir_ + "/" + data_name,
                      std::move(contents));
@@ -370,8 +368,7 @@ bool DumpSession::record_overflow(OverflowEvent ev) {
 void DumpSession::write_overflow_summary() {
   if (!overflow_ || !files_open_ || disabled_) return;
   writer_->write_file(rank_dir_ + "/overflow_summary.json",
-                      overflow_->step_summary_json(opt_.framework_name, config_.level, current_step_,
-                                                   rank_));
+                      overflow_->step_summary_json(opt_.framework_name, config_.level, current_step_, rank_));
 }
 
 }  // namespace msprobe

@@ -29,10 +29,8 @@ DType external_stats_number_dtype(DType dtype) {
     case DType::kFloat64:
     case DType::kComplex128:
     case DType::kInt32:
-    case DType::kInt64:
-      return DType::kFloat64;
-    default:
-      return DType::kFloat32;
+    case DType::kInt64: return DType::kFloat64;
+    default: return DType::kFloat32;
   }
 }
 
@@ -43,18 +41,18 @@ size_t external_stats_count(DType dtype, const std::vector<int64_t>& shape, bool
   return with_extremes ? 8 : 4;
 }
 
-ExternalStats decode_external_stats(DType dtype, const std::vector<int64_t>& shape,
-                                    const void* data, size_t nbytes) {
+ExternalStats decode_external_stats(DType dtype, const std::vector<int64_t>& shape, const void* data,
+                                    size_t nbytes) {
   const DType nd = external_stats_number_dtype(dtype);
   const size_t width = dtype_size(nd);
   const size_t n = nbytes / width;
   const size_t plain = external_stats_count(dtype, shape, false);
   const size_t full = external_stats_count(dtype, shape, true);
   if (nbytes % width != 0 || (n != plain && n != full)) {
-    throw InvalidInput("device statistics of a " + std::string(torch_dtype_name(dtype)) +
-                       " tensor: got " + std::to_string(nbytes) + " bytes, expected " +
-                       std::to_string(plain) + (full != plain ? " or " + std::to_string(full) : "") +
-                       " " + torch_dtype_name(nd) + " numbers");
+    throw InvalidInput("device statistics of a " + std::string(torch_dtype_name(dtype)) + " tensor: got " +
+                       std::to_string(nbytes) + " bytes, expected " + std::to_string(plain) +
+                       (full != plain ? " or " + std::to_string(full) : "") + " " + torch_dtype_name(nd) +
+                       " numbers");
   }
   double v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   const unsigned char* p = static_cast<const unsigned char*>(data);
@@ -76,10 +74,8 @@ ExternalStats decode_external_stats(DType dtype, const std::vector<int64_t>& sha
   return e;
 }
 
-bool external_stats_need_extremes(DType dtype, const std::vector<int64_t>& shape,
-                                  const ExternalStats& e) {
-  if (e.extremes || numel_of(shape) == 0 || shape.empty() || dtype == DType::kBool ||
-      dtype_is_integer(dtype))
+bool external_stats_need_extremes(DType dtype, const std::vector<int64_t>& shape, const ExternalStats& e) {
+  if (e.extremes || numel_of(shape) == 0 || shape.empty() || dtype == DType::kBool || dtype_is_integer(dtype))
     return false;
   return !(std::isfinite(e.max) && std::isfinite(e.min)) || std::isnan(e.norm);
 }
@@ -89,10 +85,8 @@ double external_stats_scale(const ExternalStats& e) {
   return a > b ? a : b;
 }
 
-bool external_stats_need_rescale(DType dtype, const std::vector<int64_t>& shape,
-                                 const ExternalStats& e) {
-  if (!keeps_double(dtype) || shape.empty() || numel_of(shape) == 0 || std::isnan(e.norm))
-    return false;
+bool external_stats_need_rescale(DType dtype, const std::vector<int64_t>& shape, const ExternalStats& e) {
+  if (!keeps_double(dtype) || shape.empty() || numel_of(shape) == 0 || std::isnan(e.norm)) return false;
   const double big = external_stats_scale(e);  // the condition of compute_stats()
   return std::isfinite(big) && big > 0.0 && (big > 1e150 || big < 1e-150);
 }
@@ -155,10 +149,10 @@ TensorStats tensor_stats_from_external(DType dtype, const std::vector<int64_t>& 
 }
 
 void write_external_tensor_record(JsonWriter& w, DType dtype, const std::vector<int64_t>& shape,
-                                  const ExternalStats& e, bool requires_grad,
-                                  const std::string& data_name, const TensorRecordOptions& opt) {
-  write_tensor_record_with_stats(w, dtype, shape, tensor_stats_from_external(dtype, shape, e),
-                                 requires_grad, data_name, opt);
+                                  const ExternalStats& e, bool requires_grad, const std::string& data_name,
+                                  const TensorRecordOptions& opt) {
+  write_tensor_record_with_stats(w, dtype, shape, tensor_stats_from_external(dtype, shape, e), requires_grad,
+                                 data_name, opt);
 }
 
 }  // namespace msprobe

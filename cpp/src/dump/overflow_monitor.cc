@@ -76,15 +76,17 @@ void write_event(JsonWriter& w, const OverflowEvent& ev, size_t order) {
 
 struct ApiGroup {
   std::string api, direction;
-  size_t first = 0;                  // event index of the first occurrence
-  int64_t first_culprit = -1;        // event index of the first culprit occurrence
+  size_t first = 0;            // event index of the first occurrence
+  int64_t first_culprit = -1;  // event index of the first culprit occurrence
   int64_t culprits = 0, passed_on = 0;
 };
 }  // namespace
 
 bool stats_overflow(const TensorStats& s) { return nonfinite(s.max) || nonfinite(s.min); }
 
-const char* overflow_kind_name(OverflowKind k) { return k == OverflowKind::kCulprit ? "culprit" : "passed_on"; }
+const char* overflow_kind_name(OverflowKind k) {
+  return k == OverflowKind::kCulprit ? "culprit" : "passed_on";
+}
 
 OverflowKind classify_overflow(bool inputs_overflow, bool outputs_overflow) {
   return !inputs_overflow && outputs_overflow ? OverflowKind::kCulprit : OverflowKind::kPassedOn;
@@ -159,7 +161,10 @@ std::string OverflowMonitor::step_summary_json(const std::string& framework, con
   w.key("step");
   w.integer(step);
   w.key("rank");
-  if (rank < 0) w.null(); else w.integer(rank);
+  if (rank < 0)
+    w.null();
+  else
+    w.integer(rank);
   w.key("overflow_nums");
   w.integer(limit_);
   w.key("overflows_in_step");
@@ -171,9 +176,15 @@ std::string OverflowMonitor::step_summary_json(const std::string& framework, con
   w.key("limit_reached");
   w.boolean(limit_reached());
   w.key("first");
-  if (events_.empty()) w.null(); else write_event(w, events_.front(), 0);
+  if (events_.empty())
+    w.null();
+  else
+    write_event(w, events_.front(), 0);
   w.key("first_culprit");
-  if (first_culprit < 0) w.null(); else write_event(w, events_[(size_t)first_culprit], (size_t)first_culprit);
+  if (first_culprit < 0)
+    w.null();
+  else
+    write_event(w, events_[(size_t)first_culprit], (size_t)first_culprit);
   w.key("apis");
   w.begin_array();
   for (const ApiGroup& g : groups) {

@@ -120,8 +120,7 @@ bool RecordBuilder::module_post_forward(const std::string& name, ValueRef args, 
     if (dm.allows(true, false))
       part(e, "output", true, [&](JsonWriter& w) { adapter_.write_result(w, output, name, "output"); });
     if (!e.empty()) {
-      part(e, "parameters", false,
-           [&](JsonWriter& w) { adapter_.write_parameters(w, params, name); });
+      part(e, "parameters", false, [&](JsonWriter& w) { adapter_.write_parameters(w, params, name); });
     }
     forward_done(name, api_of_entry(name).api, e, adapter_.capture_stack());
     collected = true;
@@ -138,10 +137,8 @@ bool RecordBuilder::module_post_forward(const std::string& name, ValueRef args, 
   return collected;
 }
 
-void RecordBuilder::module_post_backward(const std::string& name, ValueRef grad_input,
-                                         ValueRef grad_output) {
-  if (session_.switch_on())
-    backward_entry(name, grad_output, grad_input, false, api_of_entry(name).api);
+void RecordBuilder::module_post_backward(const std::string& name, ValueRef grad_input, ValueRef grad_output) {
+  if (session_.switch_on()) backward_entry(name, grad_output, grad_input, false, api_of_entry(name).api);
   session_.pop_module(name);
   session_.scope().end_module(name);
   maybe_resolve();
@@ -212,8 +209,8 @@ void RecordBuilder::part(EntryParts& e, const char* key, bool output_side, Fn&& 
 }
 
 // A forward entry with its stack (which follows the scope, not data_mode).
-void RecordBuilder::forward_done(const std::string& name, const std::string& forward_key,
-                                 EntryParts& e, std::vector<uint32_t> frames) {
+void RecordBuilder::forward_done(const std::string& name, const std::string& forward_key, EntryParts& e,
+                                 std::vector<uint32_t> frames) {
   if (overflow_) {
     const int64_t source = session_.user_frame(frames);
     forward_source_[forward_key] = source;
@@ -332,15 +329,13 @@ void RecordBuilder::deliver_overflow(const QueuedEntry& q) {
   adapter_.save_held(*q.sink);
   session_.emit_entry(q.name, q.text);
   const ApiOfEntry a = api_of_entry(q.name);
-  if (a.direction == "forward" &&
-      (q.name.rfind("Module.", 0) == 0 || q.name.rfind("Cell.", 0) == 0))
+  if (a.direction == "forward" && (q.name.rfind("Module.", 0) == 0 || q.name.rfind("Cell.", 0) == 0))
     forward_overflowed_.insert(a.api);  // 1.2.1 then writes its parameters_grad placeholder
   count_overflow(q.name, classify_overflow(q.sink->inputs, q.sink->outputs), q.source, q.time);
 }
 
 // One overflowing entry written: counted, the first of the run logged, the limit reported.
-void RecordBuilder::count_overflow(const std::string& name, OverflowKind kind, int64_t source,
-                                   double time) {
+void RecordBuilder::count_overflow(const std::string& name, OverflowKind kind, int64_t source, double time) {
   OverflowEvent ev;
   ev.entry = name;
   ev.kind = kind;
@@ -358,18 +353,16 @@ void RecordBuilder::count_overflow(const std::string& name, OverflowKind kind, i
 void RecordBuilder::report_step_overflows() {
   OverflowMonitor* m = session_.overflow();
   if (!m || m->step_count() == 0) return;
-  adapter_.report("WARNING", "overflow_check: step " + std::to_string(session_.current_step()) +
-                                 ": " + std::to_string(m->step_count()) +
-                                 " overflowing entries written (" +
+  adapter_.report("WARNING", "overflow_check: step " + std::to_string(session_.current_step()) + ": " +
+                                 std::to_string(m->step_count()) + " overflowing entries written (" +
                                  std::to_string(m->step_culprits()) +
-                                 " produced inf/NaN from finite inputs); see " +
-                                 session_.rank_dir() + "/overflow_summary.json");
+                                 " produced inf/NaN from finite inputs); see " + session_.rank_dir() +
+                                 "/overflow_summary.json");
 }
 
 void RecordBuilder::maybe_resolve() {
   const size_t n = adapter_.deferred_count();
-  if (n != 0 && (n >= max_deferred_ || adapter_.deferred_age_s() >= max_deferred_age_s_))
-    resolve(false);
+  if (n != 0 && (n >= max_deferred_ || adapter_.deferred_age_s() >= max_deferred_age_s_)) resolve(false);
 }
 
 // End of a step: entries whose values were never rendered (their call had no post hook) are

@@ -9,8 +9,7 @@ namespace {
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 }  // namespace
 
-ScopeFilter::ScopeFilter(std::vector<std::string> scope, std::vector<std::string> list,
-                         std::string level)
+ScopeFilter::ScopeFilter(std::vector<std::string> scope, std::vector<std::string> list, std::string level)
     : scope_(std::move(scope)), list_(std::move(list)), mix_(level == "mix") {
   module_range_ = scope_.size() == 2 && is_module_name(scope_[0]);
 }

@@ -27,8 +27,7 @@ const std::string& SourceLines::line(const std::string& file, int64_t line) {
   return it->second[(size_t)line - 1];
 }
 
-const std::string& SourceLines::frame(const std::string& file, int64_t lineno,
-                                      const std::string& function) {
+const std::string& SourceLines::frame(const std::string& file, int64_t lineno, const std::string& function) {
   std::lock_guard<std::mutex> lk(mu_);
   std::string key = file;
   key += '\0';
@@ -37,8 +36,8 @@ const std::string& SourceLines::frame(const std::string& file, int64_t lineno,
   key += function;
   auto it = frames_.find(key);
   if (it != frames_.end()) return it->second;
-  std::string text = "File " + file + ", line " + std::to_string(lineno) + ", in " + function +
-                     ", \n " + line(file, lineno);
+  std::string text =
+      "File " + file + ", line " + std::to_string(lineno) + ", in " + function + ", \n " + line(file, lineno);
   return frames_.emplace(std::move(key), std::move(text)).first->second;
 }
 

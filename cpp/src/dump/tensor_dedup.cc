@@ -2,8 +2,7 @@
 
 namespace msprobe {
 
-std::string TensorDedup::link_target(const TensorIdentity& id, uint32_t crc,
-                                     const std::string& data_name) {
+std::string TensorDedup::link_target(const TensorIdentity& id, uint32_t crc, const std::string& data_name) {
   if (id.version < 0 || !id.token) return std::string();
   const void* obj = id.token->object();
   if (obj == nullptr) return std::string();
@@ -11,9 +10,9 @@ std::string TensorDedup::link_target(const TensorIdentity& id, uint32_t crc,
   if (it != saved_.end()) {
     const Saved& old = it->second;
     // The address alone could be a new object's: the old one's token must still reach it.
-    const bool same = old.id.token->object() == obj && old.id.version == id.version &&
-                      old.crc == crc && old.id.data == id.data && old.id.dtype == id.dtype &&
-                      old.id.shape == id.shape && old.id.strides == id.strides;
+    const bool same = old.id.token->object() == obj && old.id.version == id.version && old.crc == crc &&
+                      old.id.data == id.data && old.id.dtype == id.dtype && old.id.shape == id.shape &&
+                      old.id.strides == id.strides;
     if (same) return old.data_name;
   }
   if (saved_.size() >= kMaxRemembered) saved_.clear();

@@ -8,20 +8,17 @@
 
 namespace msprobe {
 
-std::string tensor_file_stem(const std::string& entry, const char* category,
-                             const std::string& path) {
+std::string tensor_file_stem(const std::string& entry, const char* category, const std::string& path) {
   return entry + "." + category + "." + path;
 }
 
 std::string tensor_file_contents(const TensorView& t, const std::string& stem, bool requires_grad,
                                  Framework framework, uint32_t* crc) {
-  return framework == Framework::kPyTorch ? encode_pt(t, stem, requires_grad, crc)
-                                          : encode_npy(t);
+  return framework == Framework::kPyTorch ? encode_pt(t, stem, requires_grad, crc) : encode_npy(t);
 }
 
-void TensorOutput::write(JsonWriter& w, const TensorView& t, bool requires_grad,
-                         const std::string& stem, const TensorIdentity* id,
-                         const std::function<std::unique_ptr<HeldTensor>()>& hold) {
+void TensorOutput::write(JsonWriter& w, const TensorView& t, bool requires_grad, const std::string& stem,
+                         const TensorIdentity* id, const std::function<std::unique_ptr<HeldTensor>()>& hold) {
   const TensorRecordOptions& opt = s_.record_options();
   TensorStats stats;
   if (t.data == nullptr && t.numel() > 0) {
@@ -32,8 +29,7 @@ void TensorOutput::write(JsonWriter& w, const TensorView& t, bool requires_grad,
   std::string file_contents;
   const bool save = s_.tensor_task();
   // overflow_check names every tensor's file; the files are written if the entry overflows.
-  const std::string data_name =
-      save || s_.overflow_task() ? stem + s_.tensor_extension() : std::string();
+  const std::string data_name = save || s_.overflow_task() ? stem + s_.tensor_extension() : std::string();
   stats = compute_stats(t, opt.want_crc);
   if (sink_) {
     if (stats_overflow(stats)) (output_side_ ? sink_->outputs : sink_->inputs) = true;

@@ -18,8 +18,8 @@ void write_stat(JsonWriter& w, const char* key, const StatValue& v) {
 }  // namespace
 
 void write_tensor_record_with_stats(JsonWriter& w, DType dtype, const std::vector<int64_t>& shape,
-                                    const TensorStats& s, bool requires_grad,
-                                    const std::string& data_name, const TensorRecordOptions& opt) {
+                                    const TensorStats& s, bool requires_grad, const std::string& data_name,
+                                    const TensorRecordOptions& opt) {
   const bool torch = opt.framework == Framework::kPyTorch;
   w.begin_object();
   w.key("type");
@@ -40,8 +40,14 @@ void write_tensor_record_with_stats(JsonWriter& w, DType dtype, const std::vecto
   if (torch) {
     w.key("requires_grad");
     w.boolean(requires_grad);
-    if (s.max_except_inf_nan) { w.key("Max_except_inf_nan"); w.floating(*s.max_except_inf_nan); }
-    if (s.min_except_inf_nan) { w.key("Min_except_inf_nan"); w.floating(*s.min_except_inf_nan); }
+    if (s.max_except_inf_nan) {
+      w.key("Max_except_inf_nan");
+      w.floating(*s.max_except_inf_nan);
+    }
+    if (s.min_except_inf_nan) {
+      w.key("Min_except_inf_nan");
+      w.floating(*s.min_except_inf_nan);
+    }
   }
   if (opt.want_crc && s.crc32) {
     char hex[9];
@@ -56,8 +62,8 @@ void write_tensor_record_with_stats(JsonWriter& w, DType dtype, const std::vecto
   w.end_object();
 }
 
-void write_tensor_record(JsonWriter& w, const TensorView& t, bool requires_grad,
-                         const std::string& data_name, const TensorRecordOptions& opt) {
+void write_tensor_record(JsonWriter& w, const TensorView& t, bool requires_grad, const std::string& data_name,
+                         const TensorRecordOptions& opt) {
   TensorStats s = compute_stats(t, opt.want_crc);
   write_tensor_record_with_stats(w, t.dtype, t.shape, s, requires_grad, data_name, opt);
 }

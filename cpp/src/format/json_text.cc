@@ -15,9 +15,18 @@ void append_int(std::string& out, int64_t v) {
 }
 
 void append_python_float(std::string& out, double v) {
-  if (std::isnan(v)) { out += "NaN"; return; }
-  if (std::isinf(v)) { out += v > 0 ? "Infinity" : "-Infinity"; return; }
-  if (v == 0.0) { out += std::signbit(v) ? "-0.0" : "0.0"; return; }
+  if (std::isnan(v)) {
+    out += "NaN";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v > 0 ? "Infinity" : "-Infinity";
+    return;
+  }
+  if (v == 0.0) {
+    out += std::signbit(v) ? "-0.0" : "0.0";
+    return;
+  }
   // Shortest round-trip digits in scientific form: d[.ddd]e[+-]XX
   char sci[40];
   auto res = std::to_chars(sci, sci + sizeof(sci), v, std::chars_format::scientific);
@@ -33,7 +42,10 @@ void append_python_float(std::string& out, double v) {
   // Python's repr: scientific when exp < -4 or exp >= 16, else positional.
   if (exp10 < -4 || exp10 >= 16) {
     out += digits[0];
-    if (digits.size() > 1) { out += '.'; out.append(digits, 1, std::string::npos); }
+    if (digits.size() > 1) {
+      out += '.';
+      out.append(digits, 1, std::string::npos);
+    }
     char eb[8];
     std::snprintf(eb, sizeof(eb), "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
     out += eb;
@@ -83,8 +95,14 @@ void append_json_string(std::string& out, std::string_view s) {
       case '\f': out += "\\f"; continue;
       default: break;
     }
-    if (c < 0x20) { append_u16_escape(out, c); continue; }
-    if (c < 0x80) { out += (char)c; continue; }
+    if (c < 0x20) {
+      append_u16_escape(out, c);
+      continue;
+    }
+    if (c < 0x80) {
+      out += (char)c;
+      continue;
+    }
     // Decode one UTF-8 sequence; invalid bytes become U+FFFD.
     unsigned cp = 0xfffd;
     int extra = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc0 ? 1 : -1;
@@ -92,12 +110,21 @@ void append_json_string(std::string& out, std::string_view s) {
       unsigned v = c & (0x3fu >> extra);
       bool ok = true;
       for (int k = 1; k <= extra; ++k) {
-        if (i + k >= s.size()) { ok = false; break; }
+        if (i + k >= s.size()) {
+          ok = false;
+          break;
+        }
         unsigned char cc = (unsigned char)s[i + k];
-        if ((cc & 0xc0) != 0x80) { ok = false; break; }
+        if ((cc & 0xc0) != 0x80) {
+          ok = false;
+          break;
+        }
         v = (v << 6) | (cc & 0x3f);
       }
-      if (ok) { cp = v; i += (size_t)extra; }
+      if (ok) {
+        cp = v;
+        i += (size_t)extra;
+      }
     }
     if (cp >= 0x10000) {
       cp -= 0x10000;

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstddef>
 #include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -178,9 +178,9 @@ class Parser {
     for (const char* q = line_start; q < at; ++q) {
       if (((unsigned char)*q & 0xC0) != 0x80) ++column;
     }
-    throw JsonParseError(origin_ + ": line " + std::to_string(line) + " column " +
-                             std::to_string(column) + ": " + what,
-                         (size_t)(at - begin_), truncated);
+    throw JsonParseError(
+        origin_ + ": line " + std::to_string(line) + " column " + std::to_string(column) + ": " + what,
+        (size_t)(at - begin_), truncated);
   }
 
   std::string describe(const char* at) const {
@@ -246,14 +246,15 @@ class Parser {
         if (match_literal("NaN", 3)) return JsonValue::make_float(std::numeric_limits<double>::quiet_NaN());
         break;
       case 'I':
-        if (match_literal("Infinity", 8)) return JsonValue::make_float(std::numeric_limits<double>::infinity());
+        if (match_literal("Infinity", 8))
+          return JsonValue::make_float(std::numeric_limits<double>::infinity());
         break;
       default:
         if (*p_ == '-' || is_digit(*p_)) return parse_number();
         break;
     }
-    fail(p_, "expected a JSON value (object, list, string, number, true, false or null), got " +
-                 describe(p_));
+    fail(p_,
+         "expected a JSON value (object, list, string, number, true, false or null), got " + describe(p_));
   }
 
   void enter(const char* at) {
@@ -543,7 +544,8 @@ class Parser {
     if (*p_ == '-') {
       neg = true;
       ++p_;
-      if (match_literal("Infinity", 8)) return JsonValue::make_float(-std::numeric_limits<double>::infinity());
+      if (match_literal("Infinity", 8))
+        return JsonValue::make_float(-std::numeric_limits<double>::infinity());
     }
     if (p_ >= end_ || !is_digit(*p_)) fail(p_, "expected a digit in a number, got " + describe(p_));
     const char* int_start = p_;
@@ -557,14 +559,16 @@ class Parser {
     bool is_int = true;
     if (p_ < end_ && *p_ == '.') {
       ++p_;
-      if (p_ >= end_ || !is_digit(*p_)) fail(p_, "expected a digit after '.' in a number, got " + describe(p_));
+      if (p_ >= end_ || !is_digit(*p_))
+        fail(p_, "expected a digit after '.' in a number, got " + describe(p_));
       while (p_ < end_ && is_digit(*p_)) ++p_;
       is_int = false;
     }
     if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
       ++p_;
       if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (p_ >= end_ || !is_digit(*p_)) fail(p_, "expected a digit in the exponent of a number, got " + describe(p_));
+      if (p_ >= end_ || !is_digit(*p_))
+        fail(p_, "expected a digit in the exponent of a number, got " + describe(p_));
       while (p_ < end_ && is_digit(*p_)) ++p_;
       is_int = false;
     }

@@ -20,9 +20,10 @@ struct DescrType {
   DType dtype;
 };
 const DescrType kDescrs[] = {
-    {"|b1", DType::kBool},    {"|u1", DType::kUInt8},   {"|i1", DType::kInt8},     {"<i2", DType::kInt16},
-    {"<i4", DType::kInt32},   {"<i8", DType::kInt64},   {"<f2", DType::kFloat16},  {"<f4", DType::kFloat32},
-    {"<f8", DType::kFloat64}, {"<c8", DType::kComplex64}, {"<c16", DType::kComplex128},
+    {"|b1", DType::kBool},      {"|u1", DType::kUInt8},       {"|i1", DType::kInt8},
+    {"<i2", DType::kInt16},     {"<i4", DType::kInt32},       {"<i8", DType::kInt64},
+    {"<f2", DType::kFloat16},   {"<f4", DType::kFloat32},     {"<f8", DType::kFloat64},
+    {"<c8", DType::kComplex64}, {"<c16", DType::kComplex128},
 };
 
 class HeaderParser {
@@ -100,8 +101,7 @@ void NpyFile::parse(const std::string& path, bool copy_on_write) {
   }
   map_size_ = (size_t)st.st_size;
   if (map_size_ > 0) {
-    map_ = ::mmap(nullptr, map_size_, copy_on_write ? PROT_READ | PROT_WRITE : PROT_READ,
-                  MAP_PRIVATE, fd, 0);
+    map_ = ::mmap(nullptr, map_size_, copy_on_write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
     if (map_ == MAP_FAILED) {
       map_ = nullptr;
       ::close(fd);
@@ -163,8 +163,10 @@ void NpyFile::parse(const std::string& path, bool copy_on_write) {
       }
       have_descr = true;
     } else if (key == "fortran_order") {
-      if (hp.word("True")) fortran_ = true;
-      else if (hp.word("False")) fortran_ = false;
+      if (hp.word("True"))
+        fortran_ = true;
+      else if (hp.word("False"))
+        fortran_ = false;
       else {
         error_ = "malformed fortran_order";
         return;
@@ -240,7 +242,8 @@ void NpyFile::parse(const std::string& path, bool copy_on_write) {
     status_ = Status::kUnsupportedDtype;
     error_ = "unsupported dtype '" + descr_ + "'";
     if (descr_.find('O') != std::string::npos) {
-      error_ += " (an object array: reading it would unpickle; refused as numpy.load(allow_pickle=False) does)";
+      error_ +=
+          " (an object array: reading it would unpickle; refused as numpy.load(allow_pickle=False) does)";
     }
     return;
   }

@@ -5,8 +5,8 @@
 // 2^64 and once let a crafted zip64 local-header offset read before the buffer).
 #include "msprobe/format/pt_reader.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -18,9 +18,7 @@ namespace {
 [[noreturn]] void unsupported(const std::string& why) { throw PtUnsupported(why); }
 
 // [off, off + len) lies inside a buffer of `size` bytes, without overflow.
-inline bool in_bounds(uint64_t off, uint64_t len, uint64_t size) {
-  return off <= size && len <= size - off;
-}
+inline bool in_bounds(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
 
 // Little-endian reads from a bounded buffer.
 class Bytes {
@@ -71,8 +69,7 @@ std::map<std::string, Entry, std::less<>> zip_entries(const Bytes& z) {
   if (eocd == UINT64_MAX) unsupported("not a zip archive (no end of central directory)");
   uint64_t count = z.u16(eocd + 10);
   uint64_t cd_off = z.u32(eocd + 16);
-  if ((cd_off == 0xffffffffu || count == 0xffff) && eocd >= 20 &&
-      z.u32(eocd - 20) == kEocd64LocatorSig) {
+  if ((cd_off == 0xffffffffu || count == 0xffff) && eocd >= 20 && z.u32(eocd - 20) == kEocd64LocatorSig) {
     const uint64_t e64 = z.u64(eocd - 20 + 8);
     if (!z.has(e64, 56) || z.u32(e64) != kEocd64Sig) unsupported("bad zip64 directory");
     count = z.u64(e64 + 32);
@@ -141,13 +138,18 @@ ValuePtr make(Value::Kind k) {
 }
 
 DType storage_dtype(const std::string& cls) {
-  static const std::map<std::string, DType> m = {
-      {"FloatStorage", DType::kFloat32},   {"DoubleStorage", DType::kFloat64},
-      {"HalfStorage", DType::kFloat16},    {"BFloat16Storage", DType::kBFloat16},
-      {"LongStorage", DType::kInt64},      {"IntStorage", DType::kInt32},
-      {"ShortStorage", DType::kInt16},     {"CharStorage", DType::kInt8},
-      {"ByteStorage", DType::kUInt8},      {"BoolStorage", DType::kBool},
-      {"ComplexFloatStorage", DType::kComplex64}, {"ComplexDoubleStorage", DType::kComplex128}};
+  static const std::map<std::string, DType> m = {{"FloatStorage", DType::kFloat32},
+                                                 {"DoubleStorage", DType::kFloat64},
+                                                 {"HalfStorage", DType::kFloat16},
+                                                 {"BFloat16Storage", DType::kBFloat16},
+                                                 {"LongStorage", DType::kInt64},
+                                                 {"IntStorage", DType::kInt32},
+                                                 {"ShortStorage", DType::kInt16},
+                                                 {"CharStorage", DType::kInt8},
+                                                 {"ByteStorage", DType::kUInt8},
+                                                 {"BoolStorage", DType::kBool},
+                                                 {"ComplexFloatStorage", DType::kComplex64},
+                                                 {"ComplexDoubleStorage", DType::kComplex128}};
   auto it = m.find(cls);
   if (it == m.end()) unsupported("storage class torch." + cls);
   return it->second;
@@ -216,17 +218,20 @@ ValuePtr run_pickle(std::string_view p) {
     need(1);
     const unsigned char op = (unsigned char)p[i++];
     switch (op) {
-      case 0x80: need(1); ++i; break;                          // PROTO
-      case 0x95: le(8); break;                                 // FRAME
-      case '(': marks.push_back(stack.size()); break;         // MARK
-      case 'c': {                                              // GLOBAL
+      case 0x80:
+        need(1);
+        ++i;
+        break;                                         // PROTO
+      case 0x95: le(8); break;                         // FRAME
+      case '(': marks.push_back(stack.size()); break;  // MARK
+      case 'c': {                                      // GLOBAL
         ValuePtr g = make(Value::kGlobal);
         g->s = line();
         g->s2 = line();
         stack.push_back(g);
         break;
       }
-      case 0x93: {                                             // STACK_GLOBAL
+      case 0x93: {  // STACK_GLOBAL
         ValuePtr name = pop(), mod = pop();
         if (name->kind != Value::kStr || mod->kind != Value::kStr) unsupported("bad STACK_GLOBAL");
         ValuePtr g = make(Value::kGlobal);
@@ -235,7 +240,7 @@ ValuePtr run_pickle(std::string_view p) {
         stack.push_back(g);
         break;
       }
-      case 'X': {                                              // BINUNICODE
+      case 'X': {  // BINUNICODE
         const size_t n = (size_t)le(4);
         need(n);
         ValuePtr s = make(Value::kStr);
@@ -244,7 +249,7 @@ ValuePtr run_pickle(std::string_view p) {
         stack.push_back(s);
         break;
       }
-      case 0x8c: {                                             // SHORT_BINUNICODE
+      case 0x8c: {  // SHORT_BINUNICODE
         const size_t n = (size_t)le(1);
         need(n);
         ValuePtr s = make(Value::kStr);
@@ -253,10 +258,25 @@ ValuePtr run_pickle(std::string_view p) {
         stack.push_back(s);
         break;
       }
-      case 'K': { ValuePtr v = make(Value::kInt); v->i = (int64_t)le(1); stack.push_back(v); break; }
-      case 'M': { ValuePtr v = make(Value::kInt); v->i = (int64_t)le(2); stack.push_back(v); break; }
-      case 'J': { ValuePtr v = make(Value::kInt); v->i = (int32_t)(uint32_t)le(4); stack.push_back(v); break; }
-      case 0x8a: {                                             // LONG1
+      case 'K': {
+        ValuePtr v = make(Value::kInt);
+        v->i = (int64_t)le(1);
+        stack.push_back(v);
+        break;
+      }
+      case 'M': {
+        ValuePtr v = make(Value::kInt);
+        v->i = (int64_t)le(2);
+        stack.push_back(v);
+        break;
+      }
+      case 'J': {
+        ValuePtr v = make(Value::kInt);
+        v->i = (int32_t)(uint32_t)le(4);
+        stack.push_back(v);
+        break;
+      }
+      case 0x8a: {  // LONG1
         const size_t n = (size_t)le(1);
         if (n > 8) unsupported("integer too large");
         need(n);
@@ -269,7 +289,8 @@ ValuePtr run_pickle(std::string_view p) {
         stack.push_back(v);
         break;
       }
-      case 0x88: case 0x89: {                                  // NEWTRUE / NEWFALSE
+      case 0x88:
+      case 0x89: {  // NEWTRUE / NEWFALSE
         ValuePtr v = make(Value::kBool);
         v->i = op == 0x88;
         stack.push_back(v);
@@ -278,20 +299,33 @@ ValuePtr run_pickle(std::string_view p) {
       case 'N': stack.push_back(make(Value::kNone)); break;
       case ')': stack.push_back(tuple({})); break;
       case 't': stack.push_back(tuple(from_mark())); break;
-      case 0x85: { auto a = pop(); stack.push_back(tuple({a})); break; }
-      case 0x86: { auto b = pop(), a = pop(); stack.push_back(tuple({a, b})); break; }
-      case 0x87: { auto c = pop(), b = pop(), a = pop(); stack.push_back(tuple({a, b, c})); break; }
+      case 0x85: {
+        auto a = pop();
+        stack.push_back(tuple({a}));
+        break;
+      }
+      case 0x86: {
+        auto b = pop(), a = pop();
+        stack.push_back(tuple({a, b}));
+        break;
+      }
+      case 0x87: {
+        auto c = pop(), b = pop(), a = pop();
+        stack.push_back(tuple({a, b, c}));
+        break;
+      }
       case '}': stack.push_back(make(Value::kDict)); break;   // EMPTY_DICT
-      case 'q': memo[(uint32_t)le(1)] = top(); break;          // BINPUT
-      case 'r': memo[(uint32_t)le(4)] = top(); break;          // LONG_BINPUT
-      case 0x94: memo[(uint32_t)memo.size()] = top(); break;   // MEMOIZE
-      case 'h': case 'j': {                                    // BINGET / LONG_BINGET
+      case 'q': memo[(uint32_t)le(1)] = top(); break;         // BINPUT
+      case 'r': memo[(uint32_t)le(4)] = top(); break;         // LONG_BINPUT
+      case 0x94: memo[(uint32_t)memo.size()] = top(); break;  // MEMOIZE
+      case 'h':
+      case 'j': {  // BINGET / LONG_BINGET
         auto it = memo.find((uint32_t)le(op == 'h' ? 1 : 4));
         if (it == memo.end()) unsupported("bad memo reference");
         stack.push_back(it->second);
         break;
       }
-      case 'Q': {                                              // BINPERSID
+      case 'Q': {  // BINPERSID
         ValuePtr id = pop();
         if (id->kind != Value::kTuple || id->items.size() != 5 || id->items[0]->kind != Value::kStr ||
             id->items[0]->s != "storage" || id->items[1]->kind != Value::kGlobal ||
@@ -304,7 +338,7 @@ ValuePtr run_pickle(std::string_view p) {
         stack.push_back(v);
         break;
       }
-      case 'R': {                                              // REDUCE
+      case 'R': {  // REDUCE
         ValuePtr args = pop(), fn = pop();
         if (fn->kind != Value::kGlobal || args->kind != Value::kTuple) unsupported("bad REDUCE");
         if (fn->s == "collections" && fn->s2 == "OrderedDict" && args->items.empty()) {
@@ -330,12 +364,12 @@ ValuePtr run_pickle(std::string_view p) {
         stack.push_back(t);
         break;
       }
-      case 'b': {                                              // BUILD (state of a dict: ignored)
+      case 'b': {  // BUILD (state of a dict: ignored)
         ValuePtr state = pop();
         if (top()->kind != Value::kDict || state->kind != Value::kDict) unsupported("BUILD");
         break;
       }
-      case '.': {                                              // STOP
+      case '.': {  // STOP
         return pop();
       }
       default: {
@@ -388,8 +422,7 @@ PtTensor parse_pt(const unsigned char* bytes, size_t size) {
     }
   }
   const uint64_t storage_bytes = data->second.size;
-  if (storage_bytes % item != 0 ||
-      (!empty && (uint64_t)(last + 1) > storage_bytes / item)) {
+  if (storage_bytes % item != 0 || (!empty && (uint64_t)(last + 1) > storage_bytes / item)) {
     unsupported("the storage is smaller than the tensor");
   }
   t.storage = z.at(data->second.offset);

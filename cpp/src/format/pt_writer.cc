@@ -86,8 +86,7 @@ class Pickle {
       uint64_t u = (uint64_t)v;
       for (int i = 0; i < 8; ++i) b[n++] = (unsigned char)(u >> (8 * i));
       if (v >= 0 && (b[7] & 0x80)) b[n++] = 0;
-      while (n > 1 && ((b[n - 1] == 0x00 && !(b[n - 2] & 0x80)) ||
-                       (b[n - 1] == 0xff && (b[n - 2] & 0x80)))) {
+      while (n > 1 && ((b[n - 1] == 0x00 && !(b[n - 2] & 0x80)) || (b[n - 1] == 0xff && (b[n - 2] & 0x80)))) {
         --n;
       }
       out_ += '\x8a';
@@ -97,7 +96,10 @@ class Pickle {
   }
   void boolean(bool v) { out_ += v ? '\x88' : '\x89'; }
   void mark() { out_ += '('; }
-  void tuple_from_mark() { out_ += 't'; memo(); }
+  void tuple_from_mark() {
+    out_ += 't';
+    memo();
+  }
   void int_tuple(const std::vector<int64_t>& v) {
     if (v.empty()) {
       out_ += ')';  // the empty tuple is a singleton: not memoised
@@ -114,14 +116,19 @@ class Pickle {
   }
   void empty_tuple() { out_ += ')'; }
   void binpersid() { out_ += 'Q'; }
-  void reduce() { out_ += 'R'; memo(); }
+  void reduce() {
+    out_ += 'R';
+    memo();
+  }
   std::string finish() {
     out_ += '.';
     return std::move(out_);
   }
 
  private:
-  void u32(uint32_t v) { for (int i = 0; i < 4; ++i) out_ += (char)(v >> (8 * i)); }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) out_ += (char)(v >> (8 * i));
+  }
   void memo() {
     if (next_memo_ < 256) {
       out_ += 'q';
@@ -223,8 +230,7 @@ uint32_t copy_with_crc(const TensorView& t, char* dst) {
 std::string encode_pt(const TensorView& t, const std::string& archive_name, bool requires_grad,
                       uint32_t* data_crc) {
   if (archive_name.empty() || archive_name.find('/') != std::string::npos ||
-      archive_name.find('\\') != std::string::npos ||
-      archive_name.find('\0') != std::string::npos) {
+      archive_name.find('\\') != std::string::npos || archive_name.find('\0') != std::string::npos) {
     throw InvalidInput("encode_pt: archive_name must be a non-empty name without '/', '\\' or NUL, got '" +
                        archive_name + "'");
   }

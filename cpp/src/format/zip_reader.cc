@@ -95,7 +95,8 @@ std::string ZipReader::read(const std::string& name) const {
   if (e == nullptr) throw FileError(where + " is missing (not a valid .xlsx workbook)");
   if (e->usize > max_entry_bytes_) throw FileError(where + " is too large to read");
   const uint64_t h = e->local_offset;
-  if (h > z_.size() || z_.size() - h < 30 || u32(z_, h) != 0x04034b50) throw FileError(where + ": bad local header");
+  if (h > z_.size() || z_.size() - h < 30 || u32(z_, h) != 0x04034b50)
+    throw FileError(where + ": bad local header");
   const uint64_t data = h + 30 + u16(z_, h + 26) + u16(z_, h + 28);
   if (data > z_.size() || z_.size() - data < e->csize) throw FileError(where + " is truncated");
   std::string out;

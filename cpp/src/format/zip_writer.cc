@@ -40,11 +40,23 @@ constexpr uint16_t kZip64VersionNeeded = 45;      // 4.5: zip64
 class Out {
  public:
   explicit Out(char* p) : p_(p) {}
-  void u16(uint16_t v) { for (int i = 0; i < 2; ++i) *p_++ = (char)(v >> (8 * i)); }
-  void u32(uint32_t v) { for (int i = 0; i < 4; ++i) *p_++ = (char)(v >> (8 * i)); }
-  void u64(uint64_t v) { for (int i = 0; i < 8; ++i) *p_++ = (char)(v >> (8 * i)); }
-  void bytes(const std::string& s) { std::memcpy(p_, s.data(), s.size()); p_ += s.size(); }
-  void fill(char c, size_t n) { std::memset(p_, c, n); p_ += n; }
+  void u16(uint16_t v) {
+    for (int i = 0; i < 2; ++i) *p_++ = (char)(v >> (8 * i));
+  }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) *p_++ = (char)(v >> (8 * i));
+  }
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) *p_++ = (char)(v >> (8 * i));
+  }
+  void bytes(const std::string& s) {
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+  }
+  void fill(char c, size_t n) {
+    std::memset(p_, c, n);
+    p_ += n;
+  }
   char* pos() const { return p_; }
 
  private:
@@ -77,8 +89,7 @@ StoredZipWriter::StoredZipWriter(uint64_t alignment, uint64_t zip64_limit)
 
 size_t StoredZipWriter::add_entry(std::string name, uint64_t size) {
   if (name.empty() || name.size() > 0xFFFFu) {
-    throw InvalidInput("zip entry name must have 1..65535 bytes, got " +
-                       std::to_string(name.size()));
+    throw InvalidInput("zip entry name must have 1..65535 bytes, got " + std::to_string(name.size()));
   }
   Entry e;
   e.name = std::move(name);

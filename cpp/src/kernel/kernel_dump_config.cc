@@ -21,7 +21,11 @@ namespace {
 class Indent4 {
  public:
   explicit Indent4(std::string& out) : out_(out) {}
-  void open_object(int depth) { out_ += "{"; first_ = true; depth_ = depth; }
+  void open_object(int depth) {
+    out_ += "{";
+    first_ = true;
+    depth_ = depth;
+  }
   void key(const char* k) {
     out_ += first_ ? "\n" : ",\n";
     first_ = false;
@@ -129,7 +133,8 @@ std::string kernel_dump_json(const DumpConfig& cfg, KernelDumpKind kind, const s
   } else {
     for (int64_t r : cfg.rank) devices.push_back(std::to_string(r));
   }
-  const std::string saved = !saved_data.empty() ? saved_data : (cfg.task == "tensor" ? "tensor" : "statistic");
+  const std::string saved =
+      !saved_data.empty() ? saved_data : (cfg.task == "tensor" ? "tensor" : "statistic");
 
   std::string out = "{";
   out += "\n    \"common_dump_settings\": ";

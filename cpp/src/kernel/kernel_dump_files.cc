@@ -15,7 +15,8 @@ bool all_digits(const std::string& s) {
 
 bool parse_dump_name(const std::string& file, DumpName& n) {
   const std::string suffix = ".npy";
-  if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+  if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
   std::string base = file.substr(0, file.size() - suffix.size());
   std::string* tail[7] = {&n.dtype, &n.format, &n.slot, &n.io, &n.timestamp, &n.stream, &n.task};
   for (std::string* field : tail) {
@@ -61,7 +62,8 @@ std::map<std::string, std::string> read_mapping(const std::string& dir) {
   return m;
 }
 
-void for_each_iteration_folder(const std::string& dump_path, const std::function<void(const std::string&)>& fn) {
+void for_each_iteration_folder(const std::string& dump_path,
+                               const std::function<void(const std::string&)>& fn) {
   for (const std::string& rank : list_dir(dump_path, true)) {
     if (rank.rfind("rank_", 0) != 0) continue;
     const std::string rank_dir = dump_path + "/" + rank;

@@ -21,6 +21,7 @@ std::vector<std::string> list_dir(const std::string& dir, bool want_dirs);
 // mapping.csv of a folder: random name -> original name.
 std::map<std::string, std::string> read_mapping(const std::string& dir);
 // Calls fn(folder) for every iteration folder of the dump, in name order.
-void for_each_iteration_folder(const std::string& dump_path, const std::function<void(const std::string&)>& fn);
+void for_each_iteration_folder(const std::string& dump_path,
+                               const std::function<void(const std::string&)>& fn);
 
 }  // namespace msprobe

@@ -7,10 +7,10 @@
 
 #include <map>
 
+#include "kernel_dump_files.h"
 #include "msprobe/dump/overflow_monitor.h"
 #include "msprobe/format/npy_reader.h"
 #include "msprobe/stats/tensor_stats.h"
-#include "kernel_dump_files.h"
 
 namespace msprobe {
 

@@ -20,18 +20,21 @@
 #include <map>
 #include <memory>
 
+#include "kernel_dump_files.h"
 #include "msprobe/base/error.h"
 #include "msprobe/format/npy_reader.h"
 #include "msprobe/stats/md5.h"
 #include "msprobe/stats/tensor_stats.h"
-#include "kernel_dump_files.h"
 
 namespace msprobe {
 namespace {
 
 const char* kCommonHeader = "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape";
-const std::map<std::string, std::string> kColumnNames = {
-    {"max", "Max Value"}, {"min", "Min Value"}, {"avg", "Avg Value"}, {"l2norm", "L2Norm Value"}, {"md5", "MD5"}};
+const std::map<std::string, std::string> kColumnNames = {{"max", "Max Value"},
+                                                         {"min", "Min Value"},
+                                                         {"avg", "Avg Value"},
+                                                         {"l2norm", "L2Norm Value"},
+                                                         {"md5", "MD5"}};
 
 void append_number(std::string& out, double v) {
   char buf[64];
@@ -72,7 +75,8 @@ struct Row {
   std::string name, text;
 };
 
-bool append_all(const std::string& path, const std::string& header, const std::string& body, std::string& err) {
+bool append_all(const std::string& path, const std::string& header, const std::string& body,
+                std::string& err) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
   if (fd < 0) {
     err = std::strerror(errno);
@@ -118,7 +122,8 @@ void convert_folder(const std::string& dir, const KernelStatOptions& opts, const
       auto it = mapping.find(file);
       if (it != mapping.end()) original = it->second;
       if (!parse_dump_name(original, n)) {
-        res.problems.push_back(path + ": not named like a MindSpore dump file ({OpType}.{OpName}.{task}.{stream}."
+        res.problems.push_back(path +
+                               ": not named like a MindSpore dump file ({OpType}.{OpName}.{task}.{stream}."
                                "{timestamp}.{input|output}.{slot}.{format}.{dtype}.npy); kept as it is");
         continue;
       }
@@ -154,10 +159,14 @@ void convert_folder(const std::string& dir, const KernelStatOptions& opts, const
     }
     t += ")\",";
     for (const std::string& c : opts.categories) {
-      if (c == "max") append_stat(t, st.max);
-      else if (c == "min") append_stat(t, st.min);
-      else if (c == "avg") append_stat(t, st.mean);
-      else if (c == "l2norm") append_stat(t, st.norm);
+      if (c == "max")
+        append_stat(t, st.max);
+      else if (c == "min")
+        append_stat(t, st.min);
+      else if (c == "avg")
+        append_stat(t, st.mean);
+      else if (c == "l2norm")
+        append_stat(t, st.norm);
       else if (c == "md5") {
         Md5 md5;
         if (view.is_contiguous()) {
@@ -220,7 +229,8 @@ std::string kernel_statistic_header(const std::vector<std::string>& categories) 
 KernelStatResult convert_kernel_tensor_dump(const std::string& dump_path, const KernelStatOptions& opts) {
   KernelStatResult res;
   const std::string header = kernel_statistic_header(opts.categories);
-  for_each_iteration_folder(dump_path, [&](const std::string& dir) { convert_folder(dir, opts, header, res); });
+  for_each_iteration_folder(dump_path,
+                            [&](const std::string& dir) { convert_folder(dir, opts, header, res); });
   return res;
 }
 

@@ -23,7 +23,8 @@ const char* describe_start(int c) {
   switch (c) {
     case '[': return "a list";
     case '"': return "a string";
-    case 't': case 'f': return "a boolean";
+    case 't':
+    case 'f': return "a boolean";
     case 'n': return "null";
     default: return (c == '-' || (c >= '0' && c <= '9')) ? "a number" : "no JSON value";
   }
@@ -74,9 +75,10 @@ DumpJsonReader::DumpJsonReader(const std::string& path) : path_(path) {
   int header_keys_seen = 0;
   bool torn = false;
   auto read_header_value = [&](const std::string& key) {
-    std::string* field = key == "task" ? &header_.task
-                          : key == "level" ? &header_.level
-                          : key == "framework" ? &header_.framework : nullptr;
+    std::string* field = key == "task"        ? &header_.task
+                         : key == "level"     ? &header_.level
+                         : key == "framework" ? &header_.framework
+                                              : nullptr;
     JsonValue v = cur.parse_value();
     if (field) {
       ++header_keys_seen;
@@ -134,8 +136,8 @@ DumpJsonReader::DumpJsonReader(const std::string& path) : path_(path) {
     }
     // Cut before "data" began: a dump with no entries.
     note_.torn = true;
-    note_.message = path + ": cut at byte " + std::to_string(text.size()) +
-                    " before the \"data\" object; no entries";
+    note_.message =
+        path + ": cut at byte " + std::to_string(text.size()) + " before the \"data\" object; no entries";
   }
 }
 

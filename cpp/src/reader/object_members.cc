@@ -99,8 +99,8 @@ MemberWalk walk_members(JsonCursor& cur, std::string_view text,
   }
 }
 
-void describe_cut(const std::string& path, size_t file_size, size_t text_size,
-                  const MemberWalk& walk, const char* what, RepairNote* note) {
+void describe_cut(const std::string& path, size_t file_size, size_t text_size, const MemberWalk& walk,
+                  const char* what, RepairNote* note) {
   if (!note) return;
   note->torn = true;
   note->valid_bytes = walk.valid_end;
@@ -111,8 +111,8 @@ void describe_cut(const std::string& path, size_t file_size, size_t text_size,
   }
   m += "; kept " + std::to_string(walk.kept) + " " + what;
   if (!walk.dropped.empty()) {
-    m += ", dropped the incomplete entry '" + printable(walk.dropped) +
-         (walk.dropped_name_cut ? "...'" : "'");
+    m +=
+        ", dropped the incomplete entry '" + printable(walk.dropped) + (walk.dropped_name_cut ? "...'" : "'");
   } else if (walk.complete) {
     m += ", only the closing of the file is missing";
   } else {

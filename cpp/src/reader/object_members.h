@@ -21,11 +21,11 @@ std::string_view without_zero_tail(std::string_view text);
 std::string printable(std::string_view name);
 
 struct MemberWalk {
-  size_t kept = 0;              // members handed to fn
-  bool complete = false;        // the object's closing '}' was read
-  bool torn = false;            // the text ended inside the object
-  size_t valid_end = 0;         // end of the last complete member (or of the opening '{')
-  std::string dropped;          // the incomplete member's name ("" when none had started)
+  size_t kept = 0;                // members handed to fn
+  bool complete = false;          // the object's closing '}' was read
+  bool torn = false;              // the text ended inside the object
+  size_t valid_end = 0;           // end of the last complete member (or of the opening '{')
+  std::string dropped;            // the incomplete member's name ("" when none had started)
   bool dropped_name_cut = false;  // the name itself was cut (dropped holds its beginning)
 };
 
@@ -37,8 +37,8 @@ MemberWalk walk_members(JsonCursor& cur, std::string_view text,
                         const std::function<void(std::string&& name, JsonValue&& value)>& fn);
 
 // Fills note from a torn walk: "<file>: cut at byte N; kept K <what>, dropped ...".
-void describe_cut(const std::string& path, size_t file_size, size_t text_size,
-                  const MemberWalk& walk, const char* what, RepairNote* note);
+void describe_cut(const std::string& path, size_t file_size, size_t text_size, const MemberWalk& walk,
+                  const char* what, RepairNote* note);
 
 }  // namespace detail
 }  // namespace reader

@@ -83,8 +83,8 @@ std::vector<std::pair<std::string, std::string>> read_construct_json(const std::
     } else if (v.is_string()) {
       out.emplace_back(std::move(key), v.as_string());
     } else {
-      throw FileError(path + ": \"" + detail::printable(key) + "\": expected the parent's name or null, found " +
-                      v.type_name());
+      throw FileError(path + ": \"" + detail::printable(key) +
+                      "\": expected the parent's name or null, found " + v.type_name());
     }
   });
   return out;

@@ -62,15 +62,14 @@ TensorStore::TensorStore(std::string dump_tensor_data_dir) : dir_(std::move(dump
 std::string TensorStore::resolve(const std::string& data_name) const {
   if (data_name.empty() || data_name == "." || data_name == ".." ||
       data_name.find('/') != std::string::npos || data_name.find('\0') != std::string::npos) {
-    throw FileError("tensor file name '" + data_name + "' refused: only a plain file name inside " +
-                    dir_ + " is allowed (a path could lead outside it)");
+    throw FileError("tensor file name '" + data_name + "' refused: only a plain file name inside " + dir_ +
+                    " is allowed (a path could lead outside it)");
   }
   const std::string root = real_path(dir_, "tensor folder");
   const std::string path = real_path(dir_ + "/" + data_name, "tensor file");
-  if (path.compare(0, root.size(), root) != 0 || path.size() <= root.size() ||
-      path[root.size()] != '/') {
-    throw FileError("tensor file " + dir_ + "/" + data_name + " refused: it leads to " + path +
-                    ", outside " + root);
+  if (path.compare(0, root.size(), root) != 0 || path.size() <= root.size() || path[root.size()] != '/') {
+    throw FileError("tensor file " + dir_ + "/" + data_name + " refused: it leads to " + path + ", outside " +
+                    root);
   }
   return path;
 }
@@ -85,8 +84,7 @@ LoadedTensor TensorStore::load(const std::string& data_name) const {
     try {
       pt = parse_pt(file->data(), file->size());
     } catch (const PtUnsupported& e) {
-      throw PtUnsupported(path + ": not a single-tensor torch.save file this reader handles: " +
-                          e.what());
+      throw PtUnsupported(path + ": not a single-tensor torch.save file this reader handles: " + e.what());
     }
     t.dtype = pt.dtype;
     t.shape = std::move(pt.shape);

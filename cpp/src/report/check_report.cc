@@ -42,16 +42,32 @@ uint8_t status_verdict(const Cell& c) {
 // when some part is not known.
 std::string english_title(const std::string& name) {
   static const std::pair<const char*, const char*> kTerms[] = {
-      {"ULP误差大于阈值占比", "ULP err > threshold share"}, {"二进制一致错误率", "binary mismatch rate"},
-      {"小值域错误占比", "small-value err share"}, {"相对误差最大值", "max rel err"},
-      {"相对误差平均值", "mean rel err"}, {"相对误差错误率", "rel err rate"},
-      {"绝对误差错误率", "abs err rate"}, {"ULP误差最大值", "max ULP err"},
-      {"ULP误差平均值", "mean ULP err"}, {"余弦相似度", "cosine"}, {"最大绝对误差", "max abs err"},
-      {"双百指标", "1% ratio"}, {"双千指标", "0.1% ratio"}, {"双万指标", "0.01% ratio"},
-      {"误差均衡性", "error balance"}, {"均方根误差", "RMSE"}, {"小值域错误", "small-value err"},
-      {"二进制一致", "binary"}, {"ULP误差", "ULP err"}, {"相对误差", "rel err"},
-      {"错误率", " err rate"}, {"判定结果", " verdict"}, {"比对结果", "compare result"},
-      {"比对算法", "algorithm"}, {"比值", " ratio"}, {"小值域", "small-value"}};
+      {"ULP误差大于阈值占比", "ULP err > threshold share"},
+      {"二进制一致错误率", "binary mismatch rate"},
+      {"小值域错误占比", "small-value err share"},
+      {"相对误差最大值", "max rel err"},
+      {"相对误差平均值", "mean rel err"},
+      {"相对误差错误率", "rel err rate"},
+      {"绝对误差错误率", "abs err rate"},
+      {"ULP误差最大值", "max ULP err"},
+      {"ULP误差平均值", "mean ULP err"},
+      {"余弦相似度", "cosine"},
+      {"最大绝对误差", "max abs err"},
+      {"双百指标", "1% ratio"},
+      {"双千指标", "0.1% ratio"},
+      {"双万指标", "0.01% ratio"},
+      {"误差均衡性", "error balance"},
+      {"均方根误差", "RMSE"},
+      {"小值域错误", "small-value err"},
+      {"二进制一致", "binary"},
+      {"ULP误差", "ULP err"},
+      {"相对误差", "rel err"},
+      {"错误率", " err rate"},
+      {"判定结果", " verdict"},
+      {"比对结果", "compare result"},
+      {"比对算法", "algorithm"},
+      {"比值", " ratio"},
+      {"小值域", "small-value"}};
   std::string out = name;
   for (const auto& [zh, en] : kTerms) {
     for (size_t at = out.find(zh); at != std::string::npos; at = out.find(zh, at + std::strlen(en)))
@@ -78,11 +94,12 @@ std::string check_report_path(const std::string& details_csv) {
 std::string render_check_report(const std::string& details_csv, const std::string& title) {
   check::CsvTable csv = check::CsvTable::read_file(details_csv);
   const int name_col = csv.column("API Name");
-  int status_col = csv.column("Status");          // run_ut
+  int status_col = csv.column("Status");  // run_ut
   const bool precision = status_col < 0;
   if (precision) status_col = csv.column("比对结果");  // api_precision_compare: compare result
   if (name_col < 0 || status_col < 0)
-    throw InvalidInput(details_csv + ": not a run_ut or api_precision_compare details CSV (needs "
+    throw InvalidInput(details_csv +
+                       ": not a run_ut or api_precision_compare details CSV (needs "
                        "the columns 'API Name' and 'Status' or '比对结果')");
 
   compare::CompareTable table;
@@ -129,7 +146,8 @@ std::string render_check_report(const std::string& details_csv, const std::strin
 
   PageInput page;
   page.kind = "check";
-  page.title = title.empty() ? (precision ? "msprobe api_precision_compare report" : "msprobe run_ut report") : title;
+  page.title =
+      title.empty() ? (precision ? "msprobe api_precision_compare report" : "msprobe run_ut report") : title;
   page.mode = precision ? "api_precision_compare" : "run_ut";
   page.value_label = precision ? "worst ratio of the device's error to the reference device's"
                                : "max relative error (max absolute error where it is absent)";

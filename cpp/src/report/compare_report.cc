@@ -44,14 +44,18 @@ std::vector<uint8_t> row_verdicts(const CompareTable& t) {
     }
     uint8_t v = kPass;
     if (r < t.fills.size()) {
-      if (t.fills[r] == Fill::kRed) v = kError;
-      else if (t.fills[r] == Fill::kYellow) v = kWarning;
+      if (t.fills[r] == Fill::kRed)
+        v = kError;
+      else if (t.fills[r] == Fill::kYellow)
+        v = kWarning;
     }
     for (int c : {result, accuracy}) {
       if (c < 0 || c >= (int)row.size() || !row[c].is_string()) continue;
       std::string s = lower(row[c].s);
-      if (s == "different" || s == "no" || s == "error") v = std::max<uint8_t>(v, kError);
-      else if (s == "warning") v = std::max<uint8_t>(v, kWarning);
+      if (s == "different" || s == "no" || s == "error")
+        v = std::max<uint8_t>(v, kError);
+      else if (s == "warning")
+        v = std::max<uint8_t>(v, kWarning);
     }
     out[r] = v;
   }
@@ -103,7 +107,7 @@ std::string render_compare_report(const ReportInput& in) {
     page.parts.push_back(std::move(p));
   }
   page.mode = mode_name(in.ranks.front().table->mode);
-  page.value_label = page.mode == "md5" ? "outputs differ (1) or equal (0)"
+  page.value_label = page.mode == "md5"      ? "outputs differ (1) or equal (0)"
                      : page.mode == "tensor" ? "relative error ||npu - bench|| / ||bench||"
                                              : "relative error of the statistics";
   if (in.top_suspects) {

@@ -2,10 +2,10 @@
 
 #include <exception>
 
+#include "dump_parts.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/repair_note.h"
 #include "msprobe/reader/side_files.h"
-#include "dump_parts.h"
 
 namespace msprobe {
 namespace report {

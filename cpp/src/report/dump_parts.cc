@@ -63,8 +63,7 @@ std::vector<DumpPart> find_dump_parts(const std::string& path) {
   };
   add_ranks(path, -1);
   for (const std::string& s : numbered_dirs(path, "step")) add_ranks(path + "/" + s, number_after(s, 4));
-  if (parts.empty())
-    throw FileError(path + ": no dump.json here, in rank*/ or in step*/rank*/ folders");
+  if (parts.empty()) throw FileError(path + ": no dump.json here, in rank*/ or in step*/rank*/ folders");
   return parts;
 }
 

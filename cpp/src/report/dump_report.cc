@@ -4,11 +4,11 @@
 #include <cmath>
 #include <memory>
 
+#include "dump_parts.h"
 #include "msprobe/base/error.h"
 #include "msprobe/format/json_text.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/side_files.h"
-#include "dump_parts.h"
 #include "report_page.h"
 
 namespace msprobe {
@@ -24,8 +24,10 @@ std::string shape_text(const JsonValue& v) {
   for (size_t i = 0; i < v.as_array().size(); ++i) {
     if (i) s += ", ";
     const JsonValue& d = v.as_array()[i];
-    if (d.is_int()) s += std::to_string(d.as_int());
-    else s += "?";
+    if (d.is_int())
+      s += std::to_string(d.as_int());
+    else
+      s += "?";
   }
   return s + "]";
 }
@@ -118,9 +120,11 @@ struct TableBuilder {
       walk(n, record, false, true, 0);
       return;
     }
-    static const std::pair<const char*, const char*> kKeys[] = {
-        {"input_args", ".input"}, {"input_kwargs", ".input"}, {"input", ".input"},
-        {"output", ".output"},    {"parameters", ".parameters"}};
+    static const std::pair<const char*, const char*> kKeys[] = {{"input_args", ".input"},
+                                                                {"input_kwargs", ".input"},
+                                                                {"input", ".input"},
+                                                                {"output", ".output"},
+                                                                {"parameters", ".parameters"}};
     for (const auto& [key, suffix] : kKeys)
       if (const JsonValue* v = record.find(key))
         walk(n + suffix, *v, std::string(suffix) != ".output", false, 0);
@@ -135,7 +139,6 @@ struct LoadedPart {
   std::unordered_map<std::string, std::vector<std::string>> stacks;
   bool has_construct = false, has_stacks = false;
 };
-
 
 }  // namespace
 

@@ -2,10 +2,10 @@
 
 #include <memory>
 
+#include "dump_parts.h"
 #include "msprobe/base/error.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/compared_rank.h"
-#include "dump_parts.h"
 
 namespace msprobe {
 namespace report {

@@ -32,8 +32,7 @@ bool fits_float(double d) {
 // prefix and gain a leading U+0000 (the page puts the name back).
 std::string dict_key(const Cell& c, const std::string& row_name) {
   std::string out;
-  if (c.kind == Cell::Kind::kString && !row_name.empty() &&
-      c.s.compare(0, row_name.size(), row_name) == 0) {
+  if (c.kind == Cell::Kind::kString && !row_name.empty() && c.s.compare(0, row_name.size(), row_name) == 0) {
     std::string rel(1, '\0');
     rel.append(c.s, row_name.size(), std::string::npos);
     append_html_json_string(out, rel);
@@ -67,15 +66,20 @@ void append_html_json_string(std::string& out, std::string_view s) {
   std::string tail = out.substr(start);
   out.resize(start);
   for (char c : tail) {
-    if (c == '<') out += "\\u003c";
-    else out += c;
+    if (c == '<')
+      out += "\\u003c";
+    else
+      out += c;
   }
 }
 
 void append_json_number(std::string& out, double v) {
-  if (std::isnan(v)) out += "\"nan\"";
-  else if (std::isinf(v)) out += v > 0 ? "\"inf\"" : "\"-inf\"";
-  else append_python_float(out, v);
+  if (std::isnan(v))
+    out += "\"nan\"";
+  else if (std::isinf(v))
+    out += v > 0 ? "\"inf\"" : "\"-inf\"";
+  else
+    append_python_float(out, v);
 }
 
 void append_cell_json(std::string& out, const Cell& c) {
@@ -94,8 +98,7 @@ void append_cell_json(std::string& out, const Cell& c) {
 }
 
 void append_base64(std::string& out, const void* data, size_t bytes) {
-  static const char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const unsigned char* p = static_cast<const unsigned char*>(data);
   out += '"';
   size_t pos = out.size();
@@ -124,15 +127,15 @@ void append_table_column(std::string& out, const std::string& name,
                          const std::vector<std::string>& row_names, const std::string& label) {
   const size_t n = rows.size();
   static const Cell kEmptyCell;
-  auto cell = [&](size_t r) -> const Cell& {
-    return col < (int)rows[r].size() ? rows[r][col] : kEmptyCell;
-  };
+  auto cell = [&](size_t r) -> const Cell& { return col < (int)rows[r].size() ? rows[r][col] : kEmptyCell; };
   size_t numbers = 0, percents = 0;
   for (size_t r = 0; r < n; ++r) {
     const Cell& c = cell(r);
     double v;
-    if (c.kind == Cell::Kind::kNumber) ++numbers;
-    else if (c.kind == Cell::Kind::kString && parse_percent(c.s, &v)) ++percents;
+    if (c.kind == Cell::Kind::kNumber)
+      ++numbers;
+    else if (c.kind == Cell::Kind::kString && parse_percent(c.s, &v))
+      ++percents;
   }
   out += "{\"name\":";
   append_html_json_string(out, name);
@@ -152,8 +155,8 @@ void append_table_column(std::string& out, const std::string& name,
     for (size_t r = 0; r < n; ++r) {
       const Cell& c = cell(r);
       double v = 0;
-      bool ok = pct ? (c.kind == Cell::Kind::kString && parse_percent(c.s, &v))
-                    : c.kind == Cell::Kind::kNumber;
+      bool ok =
+          pct ? (c.kind == Cell::Kind::kString && parse_percent(c.s, &v)) : c.kind == Cell::Kind::kNumber;
       if (!pct && ok) v = c.d;
       if (ok && fits_float(v)) {
         values[r] = (float)v;
@@ -186,7 +189,7 @@ void append_table_column(std::string& out, const std::string& name,
   // Lookups go by the cell's text (or its part after the row's name) without copying it; only a
   // new value is rendered as JSON.
   std::vector<std::string> dict;
-  std::unordered_map<std::string, uint32_t> dict_index;                 // rendered JSON
+  std::unordered_map<std::string, uint32_t> dict_index;                   // rendered JSON
   std::unordered_map<std::string_view, uint32_t> plain_index, rel_index;  // string cells
   std::vector<uint32_t> idx(n);
   auto add = [&](std::string key) {

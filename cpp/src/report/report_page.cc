@@ -35,11 +35,11 @@ std::string cell_text(const std::vector<compare::Cell>& row, int col) {
 
 // The tree and the rows of one part, in the arrays the page reads.
 struct PartModel {
-  std::vector<std::string> names;     // entries: table entries in dump order, then structure only
+  std::vector<std::string> names;  // entries: table entries in dump order, then structure only
   std::unordered_map<std::string, int> index;
-  size_t with_rows = 0;               // the first with_rows entries have table rows
+  size_t with_rows = 0;  // the first with_rows entries have table rows
   std::vector<int32_t> parent;
-  std::vector<uint8_t> dir;           // 1 forward, 0 backward
+  std::vector<uint8_t> dir;  // 1 forward, 0 backward
   std::vector<uint8_t> verdict, subtree;
   std::vector<float> value, in_value;
   std::vector<int32_t> stack;
@@ -68,8 +68,7 @@ struct PartModel {
 };
 
 bool looks_backward(const std::string& name) {
-  return name.find(".backward") != std::string::npos ||
-         name.find(".parameters_grad") != std::string::npos;
+  return name.find(".backward") != std::string::npos || name.find(".parameters_grad") != std::string::npos;
 }
 
 void build_model(const PartInput& p, PartModel* m) {
@@ -91,8 +90,8 @@ void build_model(const PartInput& p, PartModel* m) {
     if (inserted) m->suffix_dict.push_back(suffix);
     m->row_suffix[r] = it->second;
     m->row_entry[r] = e;
-    bool input_side = rn.role == RowRole::kInput || rn.role == RowRole::kKwargs ||
-                      rn.role == RowRole::kParameters;
+    bool input_side =
+        rn.role == RowRole::kInput || rn.role == RowRole::kKwargs || rn.role == RowRole::kParameters;
     m->row_role[r] = input_side ? 0 : 1;
     m->row_names[r] = std::move(name);
     uint8_t v = r < p.row_verdict.size() ? p.row_verdict[r] : (uint8_t)kNoData;
@@ -144,7 +143,10 @@ void build_model(const PartInput& p, PartModel* m) {
       if (it == backward_calls.end()) continue;
       int chosen = it->second.back();
       for (int b : it->second)
-        if (b > (int)e) { chosen = b; break; }
+        if (b > (int)e) {
+          chosen = b;
+          break;
+        }
       m->parent[e] = chosen;
     }
   }
@@ -153,8 +155,7 @@ void build_model(const PartInput& p, PartModel* m) {
   // damaged construct.json would hide its nodes: they are moved to the root.
   auto order_key = [&](int e) {
     auto it = construct_pos.find(m->names[e]);
-    return std::make_pair(it == construct_pos.end() ? std::numeric_limits<int>::max() : it->second,
-                          e);
+    return std::make_pair(it == construct_pos.end() ? std::numeric_limits<int>::max() : it->second, e);
   };
   auto build_children = [&]() {
     std::vector<std::vector<int>> kids(n + 1);
@@ -175,7 +176,10 @@ void build_model(const PartInput& p, PartModel* m) {
   }
   bool cut = false;
   for (size_t e = 0; e < n; ++e)
-    if (!reached[e]) { m->parent[e] = -1; cut = true; }
+    if (!reached[e]) {
+      m->parent[e] = -1;
+      cut = true;
+    }
   if (cut) kids = build_children();
   m->child_start.assign(n + 2, 0);
   for (size_t i = 0; i <= n; ++i) {
@@ -270,9 +274,8 @@ void append_suspect_fields(std::string& out, const Suspect& s) {
   append_string_list(out, s.module_path);
 }
 
-void append_part(std::string& out, const PartInput& p, const PartModel& m,
-                 const std::vector<int32_t>* op_ids, size_t totals_rows[5],
-                 size_t totals_entries[5]) {
+void append_part(std::string& out, const PartInput& p, const PartModel& m, const std::vector<int32_t>* op_ids,
+                 size_t totals_rows[5], size_t totals_entries[5]) {
   const CompareTable& t = *p.table;
   const size_t n = m.names.size();
   out += "{\"label\":";
@@ -466,8 +469,7 @@ std::string build_page_json(const PageInput& in) {
   out += '[';
   for (size_t i = 0; i < in.parts.size(); ++i) {
     if (i) out += ',';
-    append_part(out, in.parts[i], models[i], in.parts.size() > 1 ? &op_ids[i] : nullptr, rows_c,
-                entries_c);
+    append_part(out, in.parts[i], models[i], in.parts.size() > 1 ? &op_ids[i] : nullptr, rows_c, entries_c);
   }
   out += ']';
   append_key(out, "counts");
@@ -496,7 +498,10 @@ std::string build_page_json(const PageInput& in) {
     if (shown >= 20) break;
     int part = -1;
     for (size_t i = 0; i < in.parts.size(); ++i)
-      if (in.parts[i].rank == s.rank && in.parts[i].step == s.step) { part = (int)i; break; }
+      if (in.parts[i].rank == s.rank && in.parts[i].step == s.step) {
+        part = (int)i;
+        break;
+      }
     if (part < 0 && in.parts.size() == 1) part = 0;
     int entry = -1;
     if (part >= 0) {
@@ -526,18 +531,23 @@ std::string render_page(const PageInput& in) {
   std::string out;
   out.reserve(tpl.size() + data.size() + 200000);
   // The template's markers are replaced in one pass, in the order they appear.
-  static const std::pair<const char*, const char*> kSlots[] = {
-      {"/*@TITLE@*/", nullptr},        {"/*@CHART_CSS@*/", "dygraph.min.css"},
-      {"/*@REPORT_CSS@*/", "report.css"}, {"/*@CHART_LICENSE@*/", "dygraphs.LICENSE"},
-      {"/*@CHART_JS@*/", "dygraph.min.js"}, {"/*@DATA@*/", nullptr},
-      {"/*@REPORT_JS@*/", "report.js"}};
+  static const std::pair<const char*, const char*> kSlots[] = {{"/*@TITLE@*/", nullptr},
+                                                               {"/*@CHART_CSS@*/", "dygraph.min.css"},
+                                                               {"/*@REPORT_CSS@*/", "report.css"},
+                                                               {"/*@CHART_LICENSE@*/", "dygraphs.LICENSE"},
+                                                               {"/*@CHART_JS@*/", "dygraph.min.js"},
+                                                               {"/*@DATA@*/", nullptr},
+                                                               {"/*@REPORT_JS@*/", "report.js"}};
   size_t pos = 0;
   while (true) {
     size_t best = std::string_view::npos;
     const std::pair<const char*, const char*>* slot = nullptr;
     for (const auto& s : kSlots) {
       size_t at = tpl.find(s.first, pos);
-      if (at < best) { best = at; slot = &s; }
+      if (at < best) {
+        best = at;
+        slot = &s;
+      }
     }
     if (!slot) break;
     out.append(tpl.substr(pos, best - pos));
@@ -545,9 +555,12 @@ std::string render_page(const PageInput& in) {
     if (key == "/*@TITLE@*/") {
       std::string title = in.title;
       for (char c : title) {
-        if (c == '<') out += "&lt;";
-        else if (c == '&') out += "&amp;";
-        else out += c;
+        if (c == '<')
+          out += "&lt;";
+        else if (c == '&')
+          out += "&amp;";
+        else
+          out += c;
       }
     } else if (key == "/*@DATA@*/") {
       out += data;

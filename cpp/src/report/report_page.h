@@ -33,7 +33,7 @@ struct PartInput {
 };
 
 struct PageInput {
-  std::string kind;         // "compare" or "dump"
+  std::string kind;  // "compare" or "dump"
   std::string title, generated_at;
   std::string mode;         // "statistics", "tensor", "md5"
   std::string value_label;  // what the plot shows, e.g. "relative error"

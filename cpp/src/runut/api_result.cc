@@ -23,8 +23,8 @@ check::OutputCompareResult message_row(Status status, std::string message) {
 ApiResult::ApiResult(std::string full_name, int precision)
     : name_(std::move(full_name)), precision_(precision) {}
 
-void ApiResult::add_tensor(bool backward, std::string_view api_short_name,
-                           const TensorView& bench, const TensorView& device) {
+void ApiResult::add_tensor(bool backward, std::string_view api_short_name, const TensorView& bench,
+                           const TensorView& device) {
   add_compare(backward, check::compare_output_tensor(api_short_name, bench, device));
 }
 
@@ -32,8 +32,7 @@ void ApiResult::add_compare(bool backward, check::OutputCompareResult r) {
   (backward ? bwd_ : fwd_).push_back(std::move(r));
 }
 
-void ApiResult::add_builtin(bool backward, std::string bench_type, std::string device_type,
-                            bool equal) {
+void ApiResult::add_builtin(bool backward, std::string bench_type, std::string device_type, bool equal) {
   check::OutputCompareResult r;
   r.bench_dtype = std::move(bench_type);
   r.device_dtype = std::move(device_type);
@@ -126,9 +125,7 @@ std::vector<std::string> ApiResult::result_fields() const {
   return fields;
 }
 
-void ApiResult::append_result_csv(std::string& out) const {
-  check::append_csv_row(out, result_fields());
-}
+void ApiResult::append_result_csv(std::string& out) const { check::append_csv_row(out, result_fields()); }
 
 }  // namespace runut
 }  // namespace msprobe

@@ -19,9 +19,18 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 // Numbers as Python sees them: bool is an int subclass.
 bool as_number(const JsonValue& v, bool* is_int, int64_t* i, double* d) {
   switch (v.type()) {
-    case JsonValue::Type::kBool: *is_int = true; *i = v.as_bool() ? 1 : 0; return true;
-    case JsonValue::Type::kInt: *is_int = true; *i = v.as_int(); return true;
-    case JsonValue::Type::kFloat: *is_int = false; *d = v.as_double(); return true;
+    case JsonValue::Type::kBool:
+      *is_int = true;
+      *i = v.as_bool() ? 1 : 0;
+      return true;
+    case JsonValue::Type::kInt:
+      *is_int = true;
+      *i = v.as_int();
+      return true;
+    case JsonValue::Type::kFloat:
+      *is_int = false;
+      *d = v.as_double();
+      return true;
     default: return false;
   }
 }
@@ -130,8 +139,6 @@ DumpApis DumpApis::load(const std::string& path) {
   return out;
 }
 
-
-
 int64_t DumpApis::index_of(std::string_view name) const {
   auto it = index_.find(std::string(name));
   return it == index_.end() ? -1 : (int64_t)it->second;
@@ -175,8 +182,8 @@ bool split_api_name(std::string_view full_name, std::string* api_type, std::stri
   size_t start = 0;
   for (;;) {
     const size_t dot = full_name.find('.', start);
-    parts.push_back(full_name.substr(start, dot == std::string_view::npos ? std::string_view::npos
-                                                                          : dot - start));
+    parts.push_back(
+        full_name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
     if (dot == std::string_view::npos) break;
     start = dot + 1;
   }

@@ -214,18 +214,35 @@ int open_append(const std::string& path, const std::vector<std::string>& header)
 }  // namespace
 
 const std::vector<std::string>& result_header() {
-  static const std::vector<std::string> h{"API name", "Forward Test Success",
-                                          "Backward Test Success", "Message"};
+  static const std::vector<std::string> h{"API name", "Forward Test Success", "Backward Test Success",
+                                          "Message"};
   return h;
 }
 
 const std::vector<std::string>& details_header() {
-  static const std::vector<std::string> h{
-      "API Name", "Bench Dtype", "DEVICE Dtype", "Shape", "余弦相似度", "最大绝对误差",
-      "双百指标", "双千指标", "双万指标", "二进制一致错误率", "误差均衡性", "均方根误差",
-      "小值域错误占比", "相对误差最大值", "相对误差平均值", "inf/nan错误率", "相对误差错误率",
-      "绝对误差错误率", "ULP误差最大值", "ULP误差平均值", "ULP误差大于阈值占比", "Status",
-      "Message"};
+  static const std::vector<std::string> h{"API Name",
+                                          "Bench Dtype",
+                                          "DEVICE Dtype",
+                                          "Shape",
+                                          "余弦相似度",
+                                          "最大绝对误差",
+                                          "双百指标",
+                                          "双千指标",
+                                          "双万指标",
+                                          "二进制一致错误率",
+                                          "误差均衡性",
+                                          "均方根误差",
+                                          "小值域错误占比",
+                                          "相对误差最大值",
+                                          "相对误差平均值",
+                                          "inf/nan错误率",
+                                          "相对误差错误率",
+                                          "绝对误差错误率",
+                                          "ULP误差最大值",
+                                          "ULP误差平均值",
+                                          "ULP误差大于阈值占比",
+                                          "Status",
+                                          "Message"};
   return h;
 }
 
@@ -371,8 +388,7 @@ void reorder_result_files(const std::string& result_path, const std::string& det
     std::vector<size_t> idx;
     for (size_t k = 1; k < rec.size(); ++k) idx.push_back(k);
     auto key = [&](size_t k) {
-      const std::string api =
-          details ? std::string(details_row_api(rec[k].first)) : rec[k].first;
+      const std::string api = details ? std::string(details_row_api(rec[k].first)) : rec[k].first;
       auto it = rank.find(api);
       return it == rank.end() ? order.size() : it->second;
     };

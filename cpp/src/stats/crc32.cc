@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <cstring>
 
-#include "msprobe/stats/tensor_stats.h"
 #include "crc32_internal.h"
 #include "msprobe/base/cpu_features.h"
+#include "msprobe/stats/tensor_stats.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && !defined(MSPROBE_NO_X86_SIMD)
 #include <immintrin.h>
@@ -67,9 +67,8 @@ uint32_t crc_tables(uint32_t state, const uint8_t* p, size_t len) {
     hi = __builtin_bswap32(hi);
 #endif
     lo ^= state;
-    state = t[7][lo & 0xffu] ^ t[6][(lo >> 8) & 0xffu] ^ t[5][(lo >> 16) & 0xffu] ^
-            t[4][lo >> 24] ^ t[3][hi & 0xffu] ^ t[2][(hi >> 8) & 0xffu] ^
-            t[1][(hi >> 16) & 0xffu] ^ t[0][hi >> 24];
+    state = t[7][lo & 0xffu] ^ t[6][(lo >> 8) & 0xffu] ^ t[5][(lo >> 16) & 0xffu] ^ t[4][lo >> 24] ^
+            t[3][hi & 0xffu] ^ t[2][(hi >> 8) & 0xffu] ^ t[1][(hi >> 16) & 0xffu] ^ t[0][hi >> 24];
     p += 8;
     len -= 8;
   }
@@ -146,8 +145,7 @@ MSPROBE_TARGET_PCLMUL uint32_t crc_pclmul(uint32_t state, const uint8_t* p, size
 }
 
 MSPROBE_TARGET_VPCLMUL inline __m256i fold256(__m256i x, __m256i k) {
-  return _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00),
-                          _mm256_clmulepi64_epi128(x, k, 0x11));
+  return _mm256_xor_si256(_mm256_clmulepi64_epi128(x, k, 0x00), _mm256_clmulepi64_epi128(x, k, 0x11));
 }
 
 // len >= 128: four 256-bit registers = eight 128-bit lanes, folded by 1024 bits.
@@ -158,8 +156,8 @@ MSPROBE_TARGET_VPCLMUL uint32_t crc_vpclmul(uint32_t state, const uint8_t* p, si
   y0 = _mm256_xor_si256(y0, _mm256_zextsi128_si256(_mm_cvtsi32_si128((int)state)));
   p += 128;
   len -= 128;
-  const __m256i k1024 = _mm256_set_epi64x((long long)kK2_1024, (long long)kK1_1024,
-                                          (long long)kK2_1024, (long long)kK1_1024);
+  const __m256i k1024 =
+      _mm256_set_epi64x((long long)kK2_1024, (long long)kK1_1024, (long long)kK2_1024, (long long)kK1_1024);
   while (len >= 128) {
     q = reinterpret_cast<const __m256i*>(p);
     y0 = _mm256_xor_si256(fold256(y0, k1024), _mm256_loadu_si256(q + 0));
@@ -172,10 +170,9 @@ MSPROBE_TARGET_VPCLMUL uint32_t crc_vpclmul(uint32_t state, const uint8_t* p, si
   // The eight lanes in stream order: y0.lo, y0.hi, y1.lo, ... y3.hi. Fold them one by one.
   const __m128i k128 = _mm_set_epi64x((long long)kK2_128, (long long)kK1_128);
   __m128i lanes[8] = {
-      _mm256_castsi256_si128(y0), _mm256_extracti128_si256(y0, 1),
-      _mm256_castsi256_si128(y1), _mm256_extracti128_si256(y1, 1),
-      _mm256_castsi256_si128(y2), _mm256_extracti128_si256(y2, 1),
-      _mm256_castsi256_si128(y3), _mm256_extracti128_si256(y3, 1),
+      _mm256_castsi256_si128(y0),      _mm256_extracti128_si256(y0, 1), _mm256_castsi256_si128(y1),
+      _mm256_extracti128_si256(y1, 1), _mm256_castsi256_si128(y2),      _mm256_extracti128_si256(y2, 1),
+      _mm256_castsi256_si128(y3),      _mm256_extracti128_si256(y3, 1),
   };
   __m128i x = lanes[0];
   for (int i = 1; i < 8; ++i) x = _mm_xor_si128(fold128(x, k128), lanes[i]);
@@ -211,8 +208,7 @@ uint32_t crc32_update_with(int impl, uint32_t crc, const void* data, size_t len)
   uint32_t state = ~crc;
   if (impl > best_impl()) impl = best_impl();
 #ifdef MSPROBE_CRC_X86
-  if (impl == static_cast<int>(CrcImpl::kVpclmul) && len >= 256)
-    return ~crc_vpclmul(state, p, len);
+  if (impl == static_cast<int>(CrcImpl::kVpclmul) && len >= 256) return ~crc_vpclmul(state, p, len);
   if (impl != static_cast<int>(CrcImpl::kTables) && len >= 64) return ~crc_pclmul(state, p, len);
 #endif
   return ~crc_tables(state, p, len);

@@ -37,8 +37,8 @@
 namespace msprobe {
 namespace stats_kernel {
 
-constexpr int kLanes = 16;          // independent accumulators per statistic
-constexpr int64_t kBlock = 1024;    // elements per block when converting / checksumming
+constexpr int kLanes = 16;        // independent accumulators per statistic
+constexpr int64_t kBlock = 1024;  // elements per block when converting / checksumming
 
 // Vector types by total size VB (16: SSE2 / NEON baseline; 32: the AVX2 copy).
 typedef float vf4 __attribute__((vector_size(16)));
@@ -224,8 +224,7 @@ MSPROBE_ALWAYS_INLINE double abs_c128(double re, double im) {
 }
 
 MSPROBE_ALWAYS_INLINE void convert_abs_c128(const double* in, double* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    out[i] = abs_c128(load<double>(in + 2 * i), load<double>(in + 2 * i + 1));
+  for (int64_t i = 0; i < n; ++i) out[i] = abs_c128(load<double>(in + 2 * i), load<double>(in + 2 * i + 1));
 }
 
 // ---- Per-dtype block processing ----------------------------------------------------------
@@ -234,12 +233,12 @@ MSPROBE_ALWAYS_INLINE void convert_abs_c128(const double* in, double* out, int64
 // the raw memory already is an array of V.
 template <DType D>
 struct Kind;
-#define MSPROBE_KIND(D, V_, NONFINITE, DIRECT)       \
-  template <>                                        \
-  struct Kind<DType::D> {                            \
-    typedef V_ V;                                    \
+#define MSPROBE_KIND(D, V_, NONFINITE, DIRECT)         \
+  template <>                                          \
+  struct Kind<DType::D> {                              \
+    typedef V_ V;                                      \
     static constexpr bool kCanBeNonFinite = NONFINITE; \
-    static constexpr bool kDirect = DIRECT;          \
+    static constexpr bool kDirect = DIRECT;            \
   };
 MSPROBE_KIND(kFloat32, float, true, true)
 MSPROBE_KIND(kFloat64, double, true, true)
@@ -299,8 +298,7 @@ using BlockFn = void (*)(const void*, int64_t, Acc<typename Kind<D>::V>&, typena
 
 // The per-ISA copies of block_impl, instantiated for every dtype of Kind in their own files.
 template <DType D, bool kFinite>
-void block_portable(const void* raw, int64_t n, Acc<typename Kind<D>::V>& a,
-                    typename Kind<D>::V* scratch);
+void block_portable(const void* raw, int64_t n, Acc<typename Kind<D>::V>& a, typename Kind<D>::V* scratch);
 #ifdef MSPROBE_STATS_X86
 template <DType D, bool kFinite>
 MSPROBE_TARGET_AVX2 void block_avx2(const void* raw, int64_t n, Acc<typename Kind<D>::V>& a,
@@ -308,18 +306,16 @@ MSPROBE_TARGET_AVX2 void block_avx2(const void* raw, int64_t n, Acc<typename Kin
 #endif
 
 // Instantiates FN<D, false> and FN<D, true> for every dtype the kernel takes.
-#define MSPROBE_STATS_INSTANTIATE(FN)                                                    \
-  MSPROBE_STATS_INSTANTIATE_1(FN, kFloat32) MSPROBE_STATS_INSTANTIATE_1(FN, kFloat64)    \
-  MSPROBE_STATS_INSTANTIATE_1(FN, kFloat16) MSPROBE_STATS_INSTANTIATE_1(FN, kBFloat16)   \
-  MSPROBE_STATS_INSTANTIATE_1(FN, kUInt8) MSPROBE_STATS_INSTANTIATE_1(FN, kInt8)         \
-  MSPROBE_STATS_INSTANTIATE_1(FN, kInt16) MSPROBE_STATS_INSTANTIATE_1(FN, kInt32)        \
-  MSPROBE_STATS_INSTANTIATE_1(FN, kInt64) MSPROBE_STATS_INSTANTIATE_1(FN, kComplex64)    \
-  MSPROBE_STATS_INSTANTIATE_1(FN, kComplex128)
-#define MSPROBE_STATS_INSTANTIATE_1(FN, D)                                                      \
-  template void FN<DType::D, false>(const void*, int64_t, Acc<Kind<DType::D>::V>&,            \
-                                    Kind<DType::D>::V*);                                       \
-  template void FN<DType::D, true>(const void*, int64_t, Acc<Kind<DType::D>::V>&,             \
-                                   Kind<DType::D>::V*);
+#define MSPROBE_STATS_INSTANTIATE(FN)                                                         \
+  MSPROBE_STATS_INSTANTIATE_1(FN, kFloat32)                                                   \
+  MSPROBE_STATS_INSTANTIATE_1(FN, kFloat64) MSPROBE_STATS_INSTANTIATE_1(FN, kFloat16)         \
+      MSPROBE_STATS_INSTANTIATE_1(FN, kBFloat16) MSPROBE_STATS_INSTANTIATE_1(FN, kUInt8)      \
+          MSPROBE_STATS_INSTANTIATE_1(FN, kInt8) MSPROBE_STATS_INSTANTIATE_1(FN, kInt16)      \
+              MSPROBE_STATS_INSTANTIATE_1(FN, kInt32) MSPROBE_STATS_INSTANTIATE_1(FN, kInt64) \
+                  MSPROBE_STATS_INSTANTIATE_1(FN, kComplex64) MSPROBE_STATS_INSTANTIATE_1(FN, kComplex128)
+#define MSPROBE_STATS_INSTANTIATE_1(FN, D)                                                              \
+  template void FN<DType::D, false>(const void*, int64_t, Acc<Kind<DType::D>::V>&, Kind<DType::D>::V*); \
+  template void FN<DType::D, true>(const void*, int64_t, Acc<Kind<DType::D>::V>&, Kind<DType::D>::V*);
 
 }  // namespace stats_kernel
 }  // namespace msprobe

@@ -5,8 +5,7 @@ namespace msprobe {
 namespace stats_kernel {
 
 template <DType D, bool kFinite>
-void block_portable(const void* raw, int64_t n, Acc<typename Kind<D>::V>& a,
-                    typename Kind<D>::V* scratch) {
+void block_portable(const void* raw, int64_t n, Acc<typename Kind<D>::V>& a, typename Kind<D>::V* scratch) {
   block_impl<D, kFinite, 16>(raw, n, a, scratch);
 }
 

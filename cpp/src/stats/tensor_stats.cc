@@ -30,7 +30,7 @@ namespace {
 using namespace stats_kernel;
 
 constexpr size_t kGatherBytes = kBlock * 16;  // kBlock elements of the widest dtype
-constexpr size_t kDirectRunBytes = 256;     // runs at least this long are not gathered
+constexpr size_t kDirectRunBytes = 256;       // runs at least this long are not gathered
 
 std::atomic<bool> g_force_portable{false};
 
@@ -57,8 +57,7 @@ void gather_strided(unsigned char* dst, const unsigned char* src, int64_t stride
   for (int64_t i = 0; i < n; ++i, src += step, dst += N) std::memcpy(dst, src, N);
 }
 
-void gather_strided(size_t esz, unsigned char* dst, const unsigned char* src, int64_t stride,
-                    int64_t n) {
+void gather_strided(size_t esz, unsigned char* dst, const unsigned char* src, int64_t stride, int64_t n) {
   switch (esz) {
     case 1: gather_strided<1>(dst, src, stride, n); break;
     case 2: gather_strided<2>(dst, src, stride, n); break;
@@ -120,8 +119,7 @@ void walk(const TensorView& t, bool logical_order, Sink&& sink) {
         dims[d].stride = -dims[d].stride;
       }
     }
-    std::stable_sort(dims, dims + nd,
-                     [](const Dim& a, const Dim& b) { return a.stride > b.stride; });
+    std::stable_sort(dims, dims + nd, [](const Dim& a, const Dim& b) { return a.stride > b.stride; });
   }
   // Merge a dimension into the next-inner one when they are laid out back to back.
   size_t m = 0;
@@ -193,8 +191,8 @@ void walk(const TensorView& t, bool logical_order, Sink&& sink) {
   // jumps through memory while the next one is contiguous. Element by element, every element
   // would touch a new cache line and often a new page; instead copy tiles of `rows` logical
   // rows, reading `rows` contiguous elements of every memory row, then emit the rows in order.
-  if (logical_order && nd >= 2 && inner.stride != 1 && dims[nd - 2].stride == 1 &&
-      dims[nd - 2].size >= 4 && inner.size >= 8) {
+  if (logical_order && nd >= 2 && inner.stride != 1 && dims[nd - 2].stride == 1 && dims[nd - 2].size >= 4 &&
+      inner.size >= 8) {
     const Dim outer_rows = dims[nd - 2];
     const int64_t row_bytes = inner.size * (int64_t)esz;
     // Tile rows are padded so that they do not all fall into the same cache sets.
@@ -316,8 +314,7 @@ void stats_real(const TensorView& t, bool want_crc, TensorStats& out) {
   double norm = std::sqrt(r.q);
   if (D == DType::kFloat64 && !has_nan) {
     const double big = std::fabs(mx) > std::fabs(mn) ? std::fabs(mx) : std::fabs(mn);
-    if (std::isfinite(big) && big > 0.0 && (big > 1e150 || big < 1e-150))
-      rescale_f64(t, big, mean, norm);
+    if (std::isfinite(big) && big > 0.0 && (big > 1e150 || big < 1e-150)) rescale_f64(t, big, mean, norm);
   }
   if (D != DType::kFloat64 && D != DType::kComplex128) {
     mean = round_f32(mean);
@@ -385,9 +382,7 @@ void stats_scalar(const TensorView& t, bool want_crc, TensorStats& out) {
   StatValue v;
   double f = 0.0;
   switch (d) {
-    case DType::kBool:
-      out.max = out.min = StatValue::boolean(load<uint8_t>(p) != 0);
-      return;
+    case DType::kBool: out.max = out.min = StatValue::boolean(load<uint8_t>(p) != 0); return;
     case DType::kComplex64:
     case DType::kComplex128: {
       // |z| as for larger tensors (Norm: see complex_abs_norm).
@@ -408,10 +403,22 @@ void stats_scalar(const TensorView& t, bool want_crc, TensorStats& out) {
     case DType::kInt16: v = StatValue::integer(load<int16_t>(p)); break;
     case DType::kInt32: v = StatValue::integer(load<int32_t>(p)); break;
     case DType::kInt64: v = StatValue::integer(load<int64_t>(p)); break;
-    case DType::kFloat16: f = half_to_float(load<uint16_t>(p)); v = StatValue::floating(f); break;
-    case DType::kBFloat16: f = bf16_to_float(load<uint16_t>(p)); v = StatValue::floating(f); break;
-    case DType::kFloat32: f = load<float>(p); v = StatValue::floating(f); break;
-    case DType::kFloat64: f = load<double>(p); v = StatValue::floating(f); break;
+    case DType::kFloat16:
+      f = half_to_float(load<uint16_t>(p));
+      v = StatValue::floating(f);
+      break;
+    case DType::kBFloat16:
+      f = bf16_to_float(load<uint16_t>(p));
+      v = StatValue::floating(f);
+      break;
+    case DType::kFloat32:
+      f = load<float>(p);
+      v = StatValue::floating(f);
+      break;
+    case DType::kFloat64:
+      f = load<double>(p);
+      v = StatValue::floating(f);
+      break;
   }
   if (!dtype_is_complex(d)) out.max = out.min = out.mean = out.norm = v;
   if (!std::isfinite(f)) out.max_except_inf_nan = out.min_except_inf_nan = f;  // inf or NaN

@@ -65,8 +65,10 @@ bool view_from_dlpack(const DLTensor& t, TensorView& view, bool& on_cpu) {
   view.dtype = d;
   view.data = static_cast<const char*>(t.data) + t.byte_offset;
   view.shape.assign(t.shape, t.shape + t.ndim);
-  if (t.strides && t.ndim > 0) view.strides.assign(t.strides, t.strides + t.ndim);
-  else view.strides.clear();
+  if (t.strides && t.ndim > 0)
+    view.strides.assign(t.strides, t.strides + t.ndim);
+  else
+    view.strides.clear();
   const int32_t dev = t.device.device_type;
   on_cpu = dev == kDLCPU || dev == kDLCUDAHost || dev == kDLROCMHost;
   return true;
@@ -75,8 +77,8 @@ bool view_from_dlpack(const DLTensor& t, TensorView& view, bool& on_cpu) {
 std::string unsupported_dlpack_dtype(const DLTensor& t, const std::string& name) {
   std::string what = name;
   if (what.empty())
-    what = "DLPack type code " + std::to_string(t.dtype.code) + " with " +
-           std::to_string(t.dtype.bits) + " bits";
+    what = "DLPack type code " + std::to_string(t.dtype.code) + " with " + std::to_string(t.dtype.bits) +
+           " bits";
   return "unsupported tensor dtype " + what +
          ": supported are bool, uint8, int8-int64, float16, bfloat16, float32, float64, "
          "complex64, complex128";

@@ -51,19 +51,19 @@ struct Alias {
   bool torch_only;
 };
 constexpr Alias kAliases[] = {
-    {"bool", DType::kBool, false},         {"bool_", DType::kBool, false},
-    {"uint8", DType::kUInt8, false},       {"int8", DType::kInt8, false},
-    {"int16", DType::kInt16, false},       {"short", DType::kInt16, true},
-    {"int32", DType::kInt32, false},       {"int", DType::kInt32, true},
-    {"int64", DType::kInt64, false},       {"long", DType::kInt64, true},
-    {"float16", DType::kFloat16, false},   {"half", DType::kFloat16, false},
-    {"fp16", DType::kFloat16, false},      {"bfloat16", DType::kBFloat16, false},
-    {"bf16", DType::kBFloat16, false},     {"float32", DType::kFloat32, false},
-    {"float", DType::kFloat32, true},      {"single", DType::kFloat32, false},
-    {"fp32", DType::kFloat32, false},      {"float64", DType::kFloat64, false},
-    {"double", DType::kFloat64, false},    {"fp64", DType::kFloat64, false},
-    {"complex64", DType::kComplex64, false},   {"cfloat", DType::kComplex64, true},
-    {"csingle", DType::kComplex64, false},     {"complex128", DType::kComplex128, false},
+    {"bool", DType::kBool, false},           {"bool_", DType::kBool, false},
+    {"uint8", DType::kUInt8, false},         {"int8", DType::kInt8, false},
+    {"int16", DType::kInt16, false},         {"short", DType::kInt16, true},
+    {"int32", DType::kInt32, false},         {"int", DType::kInt32, true},
+    {"int64", DType::kInt64, false},         {"long", DType::kInt64, true},
+    {"float16", DType::kFloat16, false},     {"half", DType::kFloat16, false},
+    {"fp16", DType::kFloat16, false},        {"bfloat16", DType::kBFloat16, false},
+    {"bf16", DType::kBFloat16, false},       {"float32", DType::kFloat32, false},
+    {"float", DType::kFloat32, true},        {"single", DType::kFloat32, false},
+    {"fp32", DType::kFloat32, false},        {"float64", DType::kFloat64, false},
+    {"double", DType::kFloat64, false},      {"fp64", DType::kFloat64, false},
+    {"complex64", DType::kComplex64, false}, {"cfloat", DType::kComplex64, true},
+    {"csingle", DType::kComplex64, false},   {"complex128", DType::kComplex128, false},
     {"cdouble", DType::kComplex128, false},
 };
 
@@ -72,8 +72,7 @@ constexpr Alias kAliases[] = {
 size_t dtype_size(DType t) { return info(t).size; }
 
 bool dtype_is_floating(DType t) {
-  return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 ||
-         t == DType::kFloat64;
+  return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 || t == DType::kFloat64;
 }
 
 bool dtype_is_complex(DType t) { return t == DType::kComplex64 || t == DType::kComplex128; }
@@ -98,8 +97,7 @@ DType dtype_from_name(const std::string& name) {
       break;
     }
   }
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return (char)std::tolower(c); });
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return (char)std::tolower(c); });
   for (const Alias& a : kAliases) {
     if (s == a.name && (!a.torch_only || torch_prefix)) return a.type;
   }

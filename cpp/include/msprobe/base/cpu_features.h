@@ -7,8 +7,8 @@ namespace msprobe {
 
 struct CpuFeatures {
   bool sse41 = false;
-  bool pclmul = false;      // carry-less multiply (CRC folding)
-  bool avx2 = false;        // AVX2 and the OS saves the YMM registers
+  bool pclmul = false;  // carry-less multiply (CRC folding)
+  bool avx2 = false;    // AVX2 and the OS saves the YMM registers
   bool fma = false;
   bool f16c = false;        // fp16 <-> fp32 conversions
   bool vpclmulqdq = false;  // 256-bit carry-less multiply (needs avx2 for its YMM form)

@@ -46,7 +46,7 @@ class FileError : public Error {
 // Throws msprobe::KIND(message) unless `cond` holds. KIND is InvalidInput or FileError;
 // `message` is evaluated only on failure, so it may build a string.
 //   MSPROBE_CHECK(n >= 0, InvalidInput, "step: " + std::to_string(n) + " is negative");
-#define MSPROBE_CHECK(cond, KIND, message)          \
-  do {                                              \
-    if (!(cond)) throw ::msprobe::KIND(message);    \
+#define MSPROBE_CHECK(cond, KIND, message)       \
+  do {                                           \
+    if (!(cond)) throw ::msprobe::KIND(message); \
   } while (0)

@@ -28,9 +28,9 @@ struct PrecisionCompareConfig {
 };
 
 struct PrecisionCompareReport {
-  int64_t npu_rows = 0;       // data rows of the NPU file
-  int64_t detail_rows = 0;    // rows written to the details file
-  int64_t result_rows = 0;    // rows written to the result file
+  int64_t npu_rows = 0;               // data rows of the NPU file
+  int64_t detail_rows = 0;            // rows written to the details file
+  int64_t result_rows = 0;            // rows written to the result file
   std::vector<std::string> warnings;  // e.g. NPU rows without a GPU row (one line each)
   // Non-empty when processing stopped early on bad data (a name with several GPU rows, an
   // empty API Name): the files hold the rows before it, as in 1.2.1, and the caller should

@@ -72,8 +72,7 @@ struct FloatMetrics {
 // Metrics of a float output pair (shapes must have equal element counts; both float dtypes).
 // `standard` selects the standard columns; they are computed only when the device dtype is
 // fp16, bf16 or fp32 (as run_ut does). Throws InvalidInput on non-float or mismatched input.
-FloatMetrics compute_float_metrics(const TensorView& bench, const TensorView& device,
-                                   Standard standard);
+FloatMetrics compute_float_metrics(const TensorView& bench, const TensorView& device, Standard standard);
 
 // Cosine similarity alone (the original's cosine_sim).
 CosineResult cosine_similarity(const TensorView& bench, const TensorView& device);

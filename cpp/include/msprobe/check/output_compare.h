@@ -17,9 +17,9 @@ struct OutputCompareResult {
   std::string device_dtype;  // "torch.float32"
   std::string shape;         // device shape as a Python tuple: "(4, 8)", "(16,)", "()"
   Standard standard = Standard::kBenchmark;
-  Num cosine, max_abs_err, hundredth, thousandth, ten_thousandth, error_rate, eb, rmse,
-      small_value_err_ratio, max_rel_err, mean_rel_err, inf_nan_error_ratio, rel_err_ratio,
-      abs_err_ratio, max_ulp_err, mean_ulp_err, ulp_err_proportion;
+  Num cosine, max_abs_err, hundredth, thousandth, ten_thousandth, error_rate, eb, rmse, small_value_err_ratio,
+      max_rel_err, mean_rel_err, inf_nan_error_ratio, rel_err_ratio, abs_err_ratio, max_ulp_err, mean_ulp_err,
+      ulp_err_proportion;
   Status status = Status::kPass;
   std::string message;
 

@@ -38,12 +38,12 @@ Standard standard_for_precision_row(std::string_view short_name, std::string_vie
 
 // Per-dtype constants (spec §2.3). Dtypes other than fp16/bf16/fp32 get the "default" column.
 struct DtypeThresholds {
-  double small_value;            // |bench| <= this is a small value (benchmark, absolute)
-  double small_value_atol_abs;   // small-value abs-error tolerance, absolute-threshold standard
-  double small_value_atol_bench; // small-value abs-error tolerance, benchmark standard
-  double rtol;                   // absolute-threshold relative tolerance
-  double accumulative_bound;     // accumulative-error rtol and atol
-  double minimum_err;            // api_precision_compare ratio denominator floor
+  double small_value;                // |bench| <= this is a small value (benchmark, absolute)
+  double small_value_atol_abs;       // small-value abs-error tolerance, absolute-threshold standard
+  double small_value_atol_bench;     // small-value abs-error tolerance, benchmark standard
+  double rtol;                       // absolute-threshold relative tolerance
+  double accumulative_bound;         // accumulative-error rtol and atol
+  double minimum_err;                // api_precision_compare ratio denominator floor
   double accumulative_eb_threshold;  // api_precision_compare accumulative EB bound
 };
 const DtypeThresholds& thresholds_for(DType device_dtype);

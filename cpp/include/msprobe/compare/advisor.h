@@ -16,10 +16,10 @@ namespace msprobe {
 namespace compare {
 
 struct AdvisorResult {
-  bool found = false;         // a failing row exists
-  std::string line = "NA";    // its row index (0-based, as 1.2.1 prints it) or "NA"
+  bool found = false;       // a failing row exists
+  std::string line = "NA";  // its row index (0-based, as 1.2.1 prints it) or "NA"
   std::string suspect_node = "NA";
-  std::string message;        // the suggestion
+  std::string message;  // the suggestion
   // 1.2.1's warnings before the analysis: one line per row whose name matched but whose shape or
   // dtype did not ("The tensor name matches but the shape or dtype does not match: <name>").
   std::vector<std::string> warnings;

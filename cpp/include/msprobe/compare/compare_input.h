@@ -20,7 +20,7 @@ struct CompareJson {
   bool has_stack_path = false;  // absent: stack.json is looked for next to the NPU dump.json
   std::string stack_path;
   bool is_print_compare_log = true;
-  bool has_rank_id = false;     // MindSpore graph-mode (L2) compare: rank_id / step_id lists
+  bool has_rank_id = false;  // MindSpore graph-mode (L2) compare: rank_id / step_id lists
 };
 
 // Reads and validates compare.json. Throws FileError (missing, a link, not JSON) or InvalidInput
@@ -32,10 +32,10 @@ PathKind path_kind(const std::string& path);
 
 // One rank pair of a step-folder compare.
 struct RankPair {
-  std::string npu_rank, bench_rank;       // folder names, e.g. "rank0"
+  std::string npu_rank, bench_rank;  // folder names, e.g. "rank0"
   std::string npu_dump_json, bench_dump_json;
-  std::string suffix;                     // "_rank0-rank0" (result_names.h)
-  std::string error;                      // one line when a dump.json is missing; "" when fine
+  std::string suffix;  // "_rank0-rank0" (result_names.h)
+  std::string error;   // one line when a dump.json is missing; "" when fine
 };
 
 // Pairs the rank folders of two step folders. Throws InvalidInput / FileError for a bad folder,

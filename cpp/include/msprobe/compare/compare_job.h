@@ -17,7 +17,7 @@ namespace compare {
 
 struct CompareJob {
   std::string framework = "pytorch";  // or "mindspore" (CompareOptions::framework)
-  std::string npu_json, bench_json;  // both must be files named ...dump.json
+  std::string npu_json, bench_json;   // both must be files named ...dump.json
   // stack.json: when `stack_json_given` (compare.json stack_path / input_param stack_json_path),
   // stack_mode decides whether NPU_Stack_Info is written; otherwise stack.json is looked for next
   // to the NPU dump.json and the column appears when it exists (1.2.1's set_stack_json_path).
@@ -39,8 +39,8 @@ struct CompareJob {
 };
 
 struct CompareJobReport {
-  std::string xlsx_path;     // "" when nothing matched (1.2.1 writes no file then)
-  std::string advisor_path;  // "" when auto_analyze is off or nothing matched
+  std::string xlsx_path;          // "" when nothing matched (1.2.1 writes no file then)
+  std::string advisor_path;       // "" when auto_analyze is off or nothing matched
   std::string data_mapping_path;  // save_data_mapping
   std::string divergence_path;    // "" when nothing matched
   std::string report_path;        // "" when nothing matched or html_report is off
@@ -48,9 +48,9 @@ struct CompareJobReport {
   size_t suspects = 0;
   size_t rows = 0;
   size_t red_rows = 0, yellow_rows = 0;
-  bool stack_mode = false;   // as finally decided
+  bool stack_mode = false;            // as finally decided
   std::vector<std::string> warnings;  // one line each, in order
-  AdvisorResult advisor;     // valid when advisor_path is set
+  AdvisorResult advisor;              // valid when advisor_path is set
 };
 
 // Throws FileError / InvalidInput (one line) on bad input; nothing is written then.

@@ -18,8 +18,8 @@ struct CompareOptions {
   bool stack_mode = false;   // -s: add NPU_Stack_Info from stack_path
   bool fuzzy_match = false;  // -f
   bool auto_analyze = true;
-  std::string stack_path;    // NPU stack.json (stack_mode); "" = stack.json beside the NPU dump
-  int threads = 0;           // 0 = all cores
+  std::string stack_path;  // NPU stack.json (stack_mode); "" = stack.json beside the NPU dump
+  int threads = 0;         // 0 = all cores
   // Name mapping hook (MindSpore -am/-cm/-dm/-lm); null = identity.
   std::shared_ptr<NameMapper> name_mapper;
 };

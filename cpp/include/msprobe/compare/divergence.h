@@ -38,19 +38,19 @@ struct DivergenceContext {
 
 // One tensor (or scalar) row of a suspect, with the table's metrics of that row.
 struct SuspectRow {
-  std::string name;                                  // "Torch.matmul.3.forward.input.0"
-  double error = 0;                                  // the relative error used for judging
+  std::string name;                                   // "Torch.matmul.3.forward.input.0"
+  double error = 0;                                   // the relative error used for judging
   std::vector<std::pair<std::string, Cell>> metrics;  // table columns of that row
 };
 
 struct Suspect {
-  std::string name;        // dump entry: "Torch.matmul.3.forward", "Module.fc.Linear.forward.0"
+  std::string name;  // dump entry: "Torch.matmul.3.forward", "Module.fc.Linear.forward.0"
   int rank = -1, step = -1;
-  int tier = 1;            // 0: produced inf/nan or a clear outlier; 1: marginal
+  int tier = 1;  // 0: produced inf/nan or a clear outlier; 1: marginal
   bool forward = true;
-  size_t order = 0;        // position of the entry in the NPU dump
+  size_t order = 0;  // position of the entry in the NPU dump
   double input_error = 0, output_error = 0, amplification = 0;
-  std::string reason;      // one sentence
+  std::string reason;  // one sentence
   std::vector<SuspectRow> inputs, outputs;
   std::vector<std::string> stack;        // user's stack lines (NPU side)
   std::vector<std::string> module_path;  // outermost module first, from construct.json

@@ -13,14 +13,14 @@ namespace msprobe {
 namespace compare {
 
 struct MergeConfig {
-  bool empty = false;                     // the YAML file held nothing
+  bool empty = false;  // the YAML file held nothing
   std::vector<std::string> api;
   std::vector<std::string> compare_index;
 };
 
 struct MergeReport {
-  std::string path;                       // the merged workbook
-  std::vector<std::string> warnings;      // one line each, in 1.2.1's wording
+  std::string path;                   // the merged workbook
+  std::vector<std::string> warnings;  // one line each, in 1.2.1's wording
   std::vector<std::string> infos;
 };
 

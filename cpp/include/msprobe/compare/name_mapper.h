@@ -21,8 +21,7 @@ class NameMapper {
   virtual ~NameMapper() = default;
   // Called once before matching with every flattened row name of both dumps, in dump order (the
   // user -am table needs to know which bench APIs exist).
-  virtual void prepare(const std::vector<std::string>& npu_rows,
-                       const std::vector<std::string>& bench_rows) {
+  virtual void prepare(const std::vector<std::string>& npu_rows, const std::vector<std::string>& bench_rows) {
     (void)npu_rows;
     (void)bench_rows;
   }
@@ -32,9 +31,7 @@ class NameMapper {
   // True when cell or API mapping is active (1.2.1: cross_frame = cell_mapping or api_mapping).
   virtual bool maps_names() const { return false; }
   // -dm / -lm: (NPU row name, bench row name) pairs in mapping order; nullptr when not used.
-  virtual const std::vector<std::pair<std::string, std::string>>* data_mapping() const {
-    return nullptr;
-  }
+  virtual const std::vector<std::pair<std::string, std::string>>* data_mapping() const { return nullptr; }
 };
 
 }  // namespace compare

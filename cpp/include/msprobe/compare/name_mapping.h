@@ -23,15 +23,15 @@ namespace compare {
 std::string api_name_of(const std::string& row_name);
 
 // Python's str.replace(old, new[, count]): count < 0 replaces every occurrence.
-std::string py_replace(const std::string& s, const std::string& old_text,
-                       const std::string& new_text, int count = -1);
+std::string py_replace(const std::string& s, const std::string& old_text, const std::string& new_text,
+                       int count = -1);
 
 // One entry of the user -am table (a yaml list of dicts). Index lists hold the yaml values as
 // text (1.2.1 compares them with str()).
 struct UserApiMapping {
   std::string ms_api, pt_api;
-  std::vector<std::string> ms_args, pt_args, ms_output, pt_output, ms_parameters,
-      pt_parameters, ms_parameters_grad, pt_parameters_grad;
+  std::vector<std::string> ms_args, pt_args, ms_output, pt_output, ms_parameters, pt_parameters,
+      ms_parameters_grad, pt_parameters_grad;
 };
 
 // -am. The key of an npu row:
@@ -48,10 +48,8 @@ struct UserApiMapping {
 class ApiMapper : public NameMapper {
  public:
   // builtin: 1.2.1's ms_to_pt_api.yaml; user: the -am file's entries (empty without a file).
-  ApiMapper(std::unordered_map<std::string, std::string> builtin,
-            std::vector<UserApiMapping> user);
-  void prepare(const std::vector<std::string>& npu_rows,
-               const std::vector<std::string>& bench_rows) override;
+  ApiMapper(std::unordered_map<std::string, std::string> builtin, std::vector<UserApiMapping> user);
+  void prepare(const std::vector<std::string>& npu_rows, const std::vector<std::string>& bench_rows) override;
   std::string npu_key(const std::string& row_name) const override;
   bool maps_names() const override { return true; }
   // Entries skipped because their ms_/pt_ lists differ in length (1.2.1 warns about each).
@@ -85,9 +83,7 @@ class CellMapper : public NameMapper {
 class DataMapper : public NameMapper {
  public:
   explicit DataMapper(std::vector<std::pair<std::string, std::string>> pairs);
-  const std::vector<std::pair<std::string, std::string>>* data_mapping() const override {
-    return &pairs_;
-  }
+  const std::vector<std::pair<std::string, std::string>>* data_mapping() const override { return &pairs_; }
 
  private:
   std::vector<std::pair<std::string, std::string>> pairs_;
@@ -106,15 +102,10 @@ class DataMapper : public NameMapper {
 class LayerMapper : public NameMapper {
  public:
   using Table = std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>>;
-  LayerMapper(const std::string& npu_dump_json, const std::string& bench_dump_json,
-              const Table& table);
-  const std::vector<std::pair<std::string, std::string>>* data_mapping() const override {
-    return &pairs_;
-  }
+  LayerMapper(const std::string& npu_dump_json, const std::string& bench_dump_json, const Table& table);
+  const std::vector<std::pair<std::string, std::string>>* data_mapping() const override { return &pairs_; }
   // npu entry name -> bench entry name or "N/A", in npu dump order (1.2.1's api_mapping)
-  const std::vector<std::pair<std::string, std::string>>& entry_mapping() const {
-    return entries_;
-  }
+  const std::vector<std::pair<std::string, std::string>>& entry_mapping() const { return entries_; }
 
  private:
   std::vector<std::pair<std::string, std::string>> pairs_, entries_;

@@ -12,9 +12,9 @@ namespace compare {
 enum class RowRole { kInput, kKwargs, kParameters, kOutput, kParametersGrad, kUnknown };
 
 struct RowName {
-  std::string entry;     // "" when the name has no forward/backward/parameters_grad part
+  std::string entry;  // "" when the name has no forward/backward/parameters_grad part
   RowRole role = RowRole::kUnknown;
-  bool forward = true;   // false for backward entries
+  bool forward = true;  // false for backward entries
 };
 
 RowName split_row_name(std::string_view row);

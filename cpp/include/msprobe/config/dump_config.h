@@ -41,8 +41,8 @@ struct DumpConfig {
   // The selected task section (statistics / tensor / overflow_check).
   std::vector<std::string> scope, list;
   std::vector<std::string> data_mode = {"all"};
-  std::string summary_mode = "statistics";             // PyTorch form
-  std::vector<std::string> summary_mode_list;           // MindSpore list form, when given
+  std::string summary_mode = "statistics";     // PyTorch form
+  std::vector<std::string> summary_mode_list;  // MindSpore list form, when given
   std::string file_format = "npy";
   int64_t overflow_nums = 1;
   std::string check_mode = "all";

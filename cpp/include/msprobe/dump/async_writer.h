@@ -67,7 +67,7 @@ class AsyncWriter {
     int file_id;
     std::string path;
     std::string text;
-    std::string link_target;  // kLink: the existing file
+    std::string link_target;      // kLink: the existing file
     std::vector<uint32_t> order;  // kReorder
   };
   struct Span {  // one member's text in the file
@@ -90,8 +90,8 @@ class AsyncWriter {
     bool empty = true;
     bool reorderable = false;
     uint32_t members = 0;
-    std::vector<Span> spans;         // by member number
-    std::vector<uint32_t> in_file;   // member numbers in file order
+    std::vector<Span> spans;        // by member number
+    std::vector<uint32_t> in_file;  // member numbers in file order
   };
   void enqueue(Item item);
   void run();

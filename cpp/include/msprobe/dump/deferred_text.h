@@ -11,9 +11,7 @@ namespace msprobe {
 constexpr char kDeferredMark = '\x01';
 
 std::string deferred_marker(uint64_t id);
-inline bool holds_deferred(const std::string& text) {
-  return text.find(kDeferredMark) != std::string::npos;
-}
+inline bool holds_deferred(const std::string& text) { return text.find(kDeferredMark) != std::string::npos; }
 // Replaces the markers whose text is in `rendered` (taking it from there); returns whether no
 // marker is left.
 bool substitute_deferred(std::string& text, std::unordered_map<uint64_t, std::string>& rendered);

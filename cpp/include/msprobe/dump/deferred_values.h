@@ -19,9 +19,9 @@ struct DeferredPayload {
 
 struct DeferredValue {
   uint64_t id = 0;
-  int depth = 0;       // rendered at the depth of its marker
-  std::string stem;    // tensor file name without extension
-  SinkPtr sink;        // overflow_check: the entry part it belongs to
+  int depth = 0;     // rendered at the depth of its marker
+  std::string stem;  // tensor file name without extension
+  SinkPtr sink;      // overflow_check: the entry part it belongs to
   bool output_side = false;
   std::chrono::steady_clock::time_point since;
   std::unique_ptr<DeferredPayload> payload;

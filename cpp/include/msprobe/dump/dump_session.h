@@ -155,9 +155,9 @@ class DumpSession {
   uint64_t step_entries_ = 0;
   bool repaired_ = false;
   std::vector<std::string> repair_messages_;
-  std::vector<uint64_t> places_;                        // by place: entries before it
-  std::vector<std::pair<uint64_t, int64_t>> placed_;    // (entry number, place)
-  bool unplaced_ = false;                               // placed_ changed since place_entries()
+  std::vector<uint64_t> places_;                      // by place: entries before it
+  std::vector<std::pair<uint64_t, int64_t>> placed_;  // (entry number, place)
+  bool unplaced_ = false;                             // placed_ changed since place_entries()
 };
 
 }  // namespace msprobe

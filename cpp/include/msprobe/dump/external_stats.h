@@ -45,20 +45,18 @@ DType external_stats_number_dtype(DType dtype);
 size_t external_stats_count(DType dtype, const std::vector<int64_t>& shape, bool with_extremes);
 
 // Reads the numbers (native byte order). Throws InvalidInput when `nbytes` fits no layout.
-ExternalStats decode_external_stats(DType dtype, const std::vector<int64_t>& shape,
-                                    const void* data, size_t nbytes);
+ExternalStats decode_external_stats(DType dtype, const std::vector<int64_t>& shape, const void* data,
+                                    size_t nbytes);
 
 // True when the record needs the extremes (Max or Min is inf/NaN) and they are missing: the
 // caller should compute them and decode again.
-bool external_stats_need_extremes(DType dtype, const std::vector<int64_t>& shape,
-                                  const ExternalStats& e);
+bool external_stats_need_extremes(DType dtype, const std::vector<int64_t>& shape, const ExternalStats& e);
 
 // True when float64 / complex128 values are so large or small (beyond 1e+-150) that the sums of
 // squares a reduction forms overflow or underflow: compute_stats() then sums the values divided
 // by the largest magnitude, and so should the caller, with external_stats_scale(), handing the
 // rescaled mean and norm to set_rescaled_moments().
-bool external_stats_need_rescale(DType dtype, const std::vector<int64_t>& shape,
-                                 const ExternalStats& e);
+bool external_stats_need_rescale(DType dtype, const std::vector<int64_t>& shape, const ExternalStats& e);
 double external_stats_scale(const ExternalStats& e);
 inline void set_rescaled_moments(ExternalStats& e, double mean, double norm) {
   e.mean = mean;
@@ -72,7 +70,7 @@ TensorStats tensor_stats_from_external(DType dtype, const std::vector<int64_t>& 
 
 // The dump.json tensor object for statistics computed elsewhere.
 void write_external_tensor_record(JsonWriter& w, DType dtype, const std::vector<int64_t>& shape,
-                                  const ExternalStats& e, bool requires_grad,
-                                  const std::string& data_name, const TensorRecordOptions& opt);
+                                  const ExternalStats& e, bool requires_grad, const std::string& data_name,
+                                  const TensorRecordOptions& opt);
 
 }  // namespace msprobe

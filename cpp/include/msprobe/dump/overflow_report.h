@@ -9,12 +9,12 @@
 namespace msprobe {
 
 struct OverflowFirst {
-  std::string dir;       // "step0/rank1"
+  std::string dir;  // "step0/rank1"
   int64_t step = 0;
-  int64_t rank = -1;     // -1: not distributed
+  int64_t rank = -1;  // -1: not distributed
   std::string entry, kind;
   double time = 0;
-  std::string source;    // "file:line in function: text", or "" when unknown
+  std::string source;  // "file:line in function: text", or "" when unknown
 };
 
 struct RankOverflowSummary {

@@ -10,10 +10,10 @@
 namespace msprobe {
 
 struct PendingParamGrads {
-  std::vector<std::string> names;                          // the parameters, in module order
+  std::vector<std::string> names;                         // the parameters, in module order
   std::unordered_map<std::string, std::string> rendered;  // param -> "[...]" text at depth 3
-  std::unordered_map<std::string, SinkPtr> sinks;          // overflow_check: per parameter
-  std::vector<std::string> arrival;                         // parameters in gradient order
+  std::unordered_map<std::string, SinkPtr> sinks;         // overflow_check: per parameter
+  std::vector<std::string> arrival;                       // parameters in gradient order
   bool complete() const { return rendered.size() >= names.size(); }
   bool holds_deferred() const;
 };

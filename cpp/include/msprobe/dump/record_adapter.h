@@ -22,8 +22,7 @@ class RecordAdapter {
   // Values, written at the writer's position. `entry` and `category` ("input", "kwargs",
   // "output", "parameters") name tensor files "{entry}.{category}.{path}{ext}".
   // A sequence of arguments as a JSON list (nothing: []).
-  virtual void write_list(JsonWriter& w, ValueRef args, const std::string& entry,
-                          const char* category) = 0;
+  virtual void write_list(JsonWriter& w, ValueRef args, const std::string& entry, const char* category) = 0;
   // Keyword arguments as a JSON object (nothing: {}).
   virtual void write_kwargs(JsonWriter& w, ValueRef kwargs, const std::string& entry) = 0;
   // A call's result as a JSON list: a tuple or list item by item, anything else as one item.

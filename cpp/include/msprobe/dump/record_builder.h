@@ -41,15 +41,14 @@ class RecordBuilder {
   // backward is wanted.
   bool api_post(const std::string& api, int64_t idx, ValueRef output);
   // API backward: grad_outputs flow in ("input"), grad_inputs are produced ("output").
-  void api_backward(const std::string& api, int64_t idx, ValueRef grad_outputs,
-                    ValueRef grad_inputs);
+  void api_backward(const std::string& api, int64_t idx, ValueRef grad_outputs, ValueRef grad_inputs);
   // Module / Cell pre-hook (forward or backward): counts, pushes, records the parent; returns
   // the node's name "{prefix}{direction}.{n}".
   std::string module_pre(const std::string& prefix, const std::string& direction);
   // Module forward hook: inputs, outputs and direct parameters; pops the module. Returns
   // whether the entry was collected (then parameter gradients are wanted).
-  bool module_post_forward(const std::string& name, ValueRef args, ValueRef kwargs,
-                           ValueRef output, ValueRef params);
+  bool module_post_forward(const std::string& name, ValueRef args, ValueRef kwargs, ValueRef output,
+                           ValueRef params);
   // Module backward hook: grad_output flows in ("input"), grad_input out ("output").
   void module_post_backward(const std::string& name, ValueRef grad_input, ValueRef grad_output);
   // One parameter's gradient for "{prefix}parameters_grad"; `names` lists every parameter the
@@ -62,9 +61,9 @@ class RecordBuilder {
   struct QueuedEntry {
     std::string name;
     std::string text;
-    SinkPtr sink;          // overflow_check: what its tensors held
-    int64_t source = -1;   // overflow_check: the user's frame, or -1
-    double time = 0.0;     // overflow_check: when the call ended
+    SinkPtr sink;         // overflow_check: what its tensors held
+    int64_t source = -1;  // overflow_check: the user's frame, or -1
+    double time = 0.0;    // overflow_check: when the call ended
     bool has_entry = true;
     bool has_stack = false;  // overflow_check: the forward's stack.json member goes with it
     std::vector<uint32_t> frames;
@@ -80,8 +79,8 @@ class RecordBuilder {
   void write_param_grads(const std::string& name);
   void write_overflowing_param_grads(const std::string& name);
   void flush_param_grads();
-  void emit(const std::string& name, std::string text, SinkPtr sink = nullptr,
-            int64_t source = -1, int64_t place = -1);
+  void emit(const std::string& name, std::string text, SinkPtr sink = nullptr, int64_t source = -1,
+            int64_t place = -1);
   void emit_overflow_forward(const std::string& name, EntryParts& e, int64_t source,
                              std::vector<uint32_t> frames);
   void enqueue(QueuedEntry q);
@@ -97,8 +96,8 @@ class RecordBuilder {
   RecordAdapter& adapter_;
   const bool overflow_;
   std::unordered_map<std::string, EntryParts> pending_;  // API inputs waiting for the outputs
-  std::deque<QueuedEntry> queue_;                         // entries waiting for deferred values
-  std::unordered_map<uint64_t, std::string> resolved_;    // rendered, not yet substituted
+  std::deque<QueuedEntry> queue_;                        // entries waiting for deferred values
+  std::unordered_map<uint64_t, std::string> resolved_;   // rendered, not yet substituted
   size_t max_deferred_ = 64;
   double max_deferred_age_s_ = 0.5;
   std::unordered_map<std::string, PendingParamGrads> param_grads_;

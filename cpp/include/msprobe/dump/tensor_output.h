@@ -16,8 +16,7 @@ namespace msprobe {
 // A tensor file's name without extension: "{entry}.{category}.{path}", e.g.
 // "Torch.add.0.forward.input.0" or "Module.fc.Linear.forward.0.kwargs.bias"; `path` is the
 // index/key path inside the argument (parameters_grad names its files itself).
-std::string tensor_file_stem(const std::string& entry, const char* category,
-                             const std::string& path);
+std::string tensor_file_stem(const std::string& entry, const char* category, const std::string& path);
 
 // The file contents of a tensor: .pt for PyTorch (crc: CRC-32 of the data), .npy for MindSpore.
 std::string tensor_file_contents(const TensorView& t, const std::string& stem, bool requires_grad,

@@ -16,11 +16,11 @@ struct TensorRecordOptions {
 };
 
 // Computes the statistics of `t` and writes its JSON object. data_name is omitted when empty.
-void write_tensor_record(JsonWriter& w, const TensorView& t, bool requires_grad,
-                         const std::string& data_name, const TensorRecordOptions& opt);
+void write_tensor_record(JsonWriter& w, const TensorView& t, bool requires_grad, const std::string& data_name,
+                         const TensorRecordOptions& opt);
 // Same, for statistics computed elsewhere (e.g. on an accelerator).
 void write_tensor_record_with_stats(JsonWriter& w, DType dtype, const std::vector<int64_t>& shape,
-                                    const TensorStats& s, bool requires_grad,
-                                    const std::string& data_name, const TensorRecordOptions& opt);
+                                    const TensorStats& s, bool requires_grad, const std::string& data_name,
+                                    const TensorRecordOptions& opt);
 
 }  // namespace msprobe

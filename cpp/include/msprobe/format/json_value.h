@@ -39,9 +39,7 @@ class JsonValue {
   // Scalars of another type read as false / 0.
   bool as_bool() const { return type_ == Type::kBool && n_.i != 0; }
   int64_t as_int() const { return type_ == Type::kInt ? n_.i : 0; }
-  double as_double() const {
-    return type_ == Type::kInt ? (double)n_.i : type_ == Type::kFloat ? n_.f : 0.0;
-  }
+  double as_double() const { return type_ == Type::kInt ? (double)n_.i : type_ == Type::kFloat ? n_.f : 0.0; }
   const std::string& as_string() const { return s_; }
   // Only for a list / an object.
   const Array& as_array() const { return *static_cast<const Array*>(c_.get()); }

@@ -26,18 +26,41 @@ class JsonWriter {
     out_ += ": ";
     pending_key_ = true;
   }
-  void null() { value_prefix(); out_ += "null"; }
-  void boolean(bool v) { value_prefix(); out_ += v ? "true" : "false"; }
-  void integer(int64_t v) { value_prefix(); append_int(out_, v); }
-  void floating(double v) { value_prefix(); append_python_float(out_, v); }
-  void string(std::string_view v) { value_prefix(); append_json_string(out_, v); }
+  void null() {
+    value_prefix();
+    out_ += "null";
+  }
+  void boolean(bool v) {
+    value_prefix();
+    out_ += v ? "true" : "false";
+  }
+  void integer(int64_t v) {
+    value_prefix();
+    append_int(out_, v);
+  }
+  void floating(double v) {
+    value_prefix();
+    append_python_float(out_, v);
+  }
+  void string(std::string_view v) {
+    value_prefix();
+    append_json_string(out_, v);
+  }
   // A value already rendered as JSON text (single line).
-  void raw(std::string_view text) { value_prefix(); out_.append(text); }
+  void raw(std::string_view text) {
+    value_prefix();
+    out_.append(text);
+  }
   int depth() const { return base_ + (int)stack_.size(); }
 
  private:
-  struct Level { bool first = true; };
-  void indent(int d) { out_ += '\n'; out_.append((size_t)d, ' '); }
+  struct Level {
+    bool first = true;
+  };
+  void indent(int d) {
+    out_ += '\n';
+    out_.append((size_t)d, ' ');
+  }
   void separate() {
     if (stack_.empty()) return;
     Level& l = stack_.back();
@@ -46,7 +69,10 @@ class JsonWriter {
     indent(depth());
   }
   void value_prefix() {
-    if (pending_key_) { pending_key_ = false; return; }
+    if (pending_key_) {
+      pending_key_ = false;
+      return;
+    }
     separate();
   }
   void open(char c) {

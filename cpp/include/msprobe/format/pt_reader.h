@@ -27,7 +27,7 @@ class PtUnsupported : public FileError {
 struct PtTensor {
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape, stride;
-  int64_t storage_offset = 0;              // in elements
+  int64_t storage_offset = 0;  // in elements
   bool requires_grad = false;
   const unsigned char* storage = nullptr;  // the storage's bytes, inside the parsed buffer
   size_t storage_bytes = 0;                // numel_of_storage * itemsize; every element of the

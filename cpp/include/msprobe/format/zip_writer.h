@@ -47,9 +47,9 @@ class StoredZipWriter {
     uint32_t crc = 0;
     uint64_t header_offset = 0;
     uint64_t data_offset = 0;
-    uint16_t padding = 0;        // bytes of 'Z' in the FB field
-    bool zip64_size = false;     // size >= limit
-    bool zip64_offset = false;   // header_offset >= limit
+    uint16_t padding = 0;       // bytes of 'Z' in the FB field
+    bool zip64_size = false;    // size >= limit
+    bool zip64_offset = false;  // header_offset >= limit
   };
   uint64_t descriptor_size(const Entry& e) const;
   uint64_t central_entry_size(const Entry& e) const;

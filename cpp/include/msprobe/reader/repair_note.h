@@ -10,10 +10,10 @@ namespace msprobe {
 namespace reader {
 
 struct RepairNote {
-  bool torn = false;          // the file ended before its JSON was complete
-  uint64_t valid_bytes = 0;   // bytes up to the end of the last complete record
+  bool torn = false;         // the file ended before its JSON was complete
+  uint64_t valid_bytes = 0;  // bytes up to the end of the last complete record
   size_t records_kept = 0;
-  std::string message;        // one line: "<file>: cut at byte N; kept K entries, dropped ..."
+  std::string message;  // one line: "<file>: cut at byte N; kept K entries, dropped ..."
 };
 
 }  // namespace reader

@@ -17,13 +17,13 @@ namespace reader {
 struct LoadedTensor {
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
-  std::vector<int64_t> strides;          // in elements, always filled
-  int64_t storage_offset = 0;            // in elements, from `storage`
+  std::vector<int64_t> strides;            // in elements, always filled
+  int64_t storage_offset = 0;              // in elements, from `storage`
   const unsigned char* storage = nullptr;  // the whole storage, inside the mapping
   size_t storage_bytes = 0;
-  bool requires_grad = false;            // .pt only
-  std::string path;                      // the file it came from
-  std::shared_ptr<void> keepalive;       // owns the mapping
+  bool requires_grad = false;       // .pt only
+  std::string path;                 // the file it came from
+  std::shared_ptr<void> keepalive;  // owns the mapping
 
   // dtype, shape, strides, data pointer into the mapping; valid while keepalive lives.
   TensorView view() const;

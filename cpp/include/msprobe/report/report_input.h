@@ -38,10 +38,10 @@ struct RankInput {
 };
 
 struct ReportInput {
-  std::string title;                 // page title; "" gives "msprobe compare report"
-  std::string generated_at;          // shown as is, e.g. "2025-01-31 12:00:00"; "" = now
-  std::vector<RunInfo> runs;         // NPU first, then bench
-  std::vector<RankInput> ranks;      // at least one
+  std::string title;             // page title; "" gives "msprobe compare report"
+  std::string generated_at;      // shown as is, e.g. "2025-01-31 12:00:00"; "" = now
+  std::vector<RunInfo> runs;     // NPU first, then bench
+  std::vector<RankInput> ranks;  // at least one
   // Suspects across ranks, best first (rank_suspects); null = the ranks' own, merged by rank.
   const std::vector<compare::Suspect>* top_suspects = nullptr;
 };

@@ -20,9 +20,9 @@ namespace msprobe {
 namespace runut {
 
 struct DumpApi {
-  std::string name;                    // "Functional.conv2d.0" (no direction suffix)
-  const JsonValue* forward = nullptr;  // the forward record
-  const JsonValue* backward = nullptr; // the backward record, or nullptr
+  std::string name;                     // "Functional.conv2d.0" (no direction suffix)
+  const JsonValue* forward = nullptr;   // the forward record
+  const JsonValue* backward = nullptr;  // the backward record, or nullptr
 };
 
 class DumpApis {

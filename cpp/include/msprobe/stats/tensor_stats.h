@@ -16,9 +16,24 @@ struct StatValue {
   int64_t i = 0;
   double f = 0.0;
   static StatValue null() { return {}; }
-  static StatValue boolean(bool v) { StatValue s; s.kind = Kind::kBool; s.b = v; return s; }
-  static StatValue integer(int64_t v) { StatValue s; s.kind = Kind::kInt; s.i = v; return s; }
-  static StatValue floating(double v) { StatValue s; s.kind = Kind::kFloat; s.f = v; return s; }
+  static StatValue boolean(bool v) {
+    StatValue s;
+    s.kind = Kind::kBool;
+    s.b = v;
+    return s;
+  }
+  static StatValue integer(int64_t v) {
+    StatValue s;
+    s.kind = Kind::kInt;
+    s.i = v;
+    return s;
+  }
+  static StatValue floating(double v) {
+    StatValue s;
+    s.kind = Kind::kFloat;
+    s.f = v;
+    return s;
+  }
 };
 
 struct TensorStats {

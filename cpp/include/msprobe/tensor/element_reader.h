@@ -18,15 +18,51 @@ inline Out load_elem(const char* p, DType t) {
     case DType::kBool: return (Out)(*(const uint8_t*)p != 0);
     case DType::kUInt8: return (Out)(*(const uint8_t*)p);
     case DType::kInt8: return (Out)(*(const int8_t*)p);
-    case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return (Out)v; }
-    case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return (Out)v; }
-    case DType::kInt64: { int64_t v; std::memcpy(&v, p, 8); return (Out)v; }
-    case DType::kFloat16: { uint16_t v; std::memcpy(&v, p, 2); return (Out)half_to_float(v); }
-    case DType::kBFloat16: { uint16_t v; std::memcpy(&v, p, 2); return (Out)bf16_to_float(v); }
-    case DType::kFloat32: { float v; std::memcpy(&v, p, 4); return (Out)v; }
-    case DType::kFloat64: { double v; std::memcpy(&v, p, 8); return (Out)v; }
-    case DType::kComplex64: { float v; std::memcpy(&v, p, 4); return (Out)v; }
-    case DType::kComplex128: { double v; std::memcpy(&v, p, 8); return (Out)v; }
+    case DType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return (Out)v;
+    }
+    case DType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return (Out)v;
+    }
+    case DType::kInt64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      return (Out)v;
+    }
+    case DType::kFloat16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return (Out)half_to_float(v);
+    }
+    case DType::kBFloat16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return (Out)bf16_to_float(v);
+    }
+    case DType::kFloat32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return (Out)v;
+    }
+    case DType::kFloat64: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return (Out)v;
+    }
+    case DType::kComplex64: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return (Out)v;
+    }
+    case DType::kComplex128: {
+      double v;
+      std::memcpy(&v, p, 8);
+      return (Out)v;
+    }
   }
   return (Out)0;
 }

@@ -17,7 +17,10 @@ inline float half_to_float(uint16_t h) {
       bits = sign;
     } else {  // subnormal: normalise
       int e = -1;
-      do { mant <<= 1; ++e; } while ((mant & 0x400u) == 0);
+      do {
+        mant <<= 1;
+        ++e;
+      } while ((mant & 0x400u) == 0);
       bits = sign | (uint32_t)(127 - 15 - e) << 23 | (mant & 0x3ffu) << 13;
     }
   } else if (exp == 0x1f) {

@@ -15,13 +15,16 @@
 namespace msprobe {
 namespace half_kernels {
 
-template <int VB> struct Lanes;
-template <> struct Lanes<16> {
+template <int VB>
+struct Lanes;
+template <>
+struct Lanes<16> {
   typedef uint32_t vu __attribute__((vector_size(16)));
   typedef uint16_t vh __attribute__((vector_size(8)));
   typedef float vf __attribute__((vector_size(16)));
 };
-template <> struct Lanes<32> {
+template <>
+struct Lanes<32> {
   typedef uint32_t vu __attribute__((vector_size(32)));
   typedef uint16_t vh __attribute__((vector_size(16)));
   typedef float vf __attribute__((vector_size(32)));
@@ -44,8 +47,7 @@ inline __attribute__((always_inline)) To bits_as(const From& f) {
 
 // fp16 -> fp32, branch-free: rebias the exponent, fix inf/NaN and renormalise subnormals.
 template <int VB>
-inline __attribute__((always_inline)) void halves_to_floats_vec(const uint16_t* in, float* out,
-                                                               int64_t n) {
+inline __attribute__((always_inline)) void halves_to_floats_vec(const uint16_t* in, float* out, int64_t n) {
   typedef typename Lanes<VB>::vu vu;
   typedef typename Lanes<VB>::vh vh;
   typedef typename Lanes<VB>::vf vf;
@@ -70,8 +72,7 @@ inline __attribute__((always_inline)) void halves_to_floats_vec(const uint16_t* 
 
 // bf16 -> fp32: the bits are the top half of the float.
 template <int VB>
-inline __attribute__((always_inline)) void bf16s_to_floats_vec(const uint16_t* in, float* out,
-                                                              int64_t n) {
+inline __attribute__((always_inline)) void bf16s_to_floats_vec(const uint16_t* in, float* out, int64_t n) {
   typedef typename Lanes<VB>::vu vu;
   typedef typename Lanes<VB>::vh vh;
   constexpr int L = VB / 4;
@@ -85,8 +86,8 @@ inline __attribute__((always_inline)) void bf16s_to_floats_vec(const uint16_t* i
 
 #ifdef MSPROBE_HALF_X86
 // fp16 -> fp32 with F16C, 8 at a time (only where cpu_features().f16c).
-__attribute__((target("avx2,f16c"))) inline void halves_to_floats_f16c(const uint16_t* in,
-                                                                      float* out, int64_t n) {
+__attribute__((target("avx2,f16c"))) inline void halves_to_floats_f16c(const uint16_t* in, float* out,
+                                                                       int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));

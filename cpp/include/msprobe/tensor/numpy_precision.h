@@ -12,22 +12,26 @@ namespace numpy {
 // Ordered by numpy's promotion: max_prec is the result precision of a binary operation.
 enum class Prec : uint8_t { kHalf = 0, kFloat = 1, kDouble = 2 };
 
-template <Prec P> struct Arith;
-template <> struct Arith<Prec::kHalf> {
+template <Prec P>
+struct Arith;
+template <>
+struct Arith<Prec::kHalf> {
   using S = float;  // fp16 values are held in float
   static inline float rnd(float x) { return round_to_half(x); }
   static inline float from(double x) { return rnd((float)x); }
   static constexpr double kEps = 0.0009765625;  // finfo(float16).eps = 2^-10
   static constexpr double kMax = 65504.0;
 };
-template <> struct Arith<Prec::kFloat> {
+template <>
+struct Arith<Prec::kFloat> {
   using S = float;
   static inline float rnd(float x) { return x; }
   static inline float from(double x) { return (float)x; }
   static constexpr double kEps = 1.1920928955078125e-07;  // 2^-23
   static constexpr double kMax = 3.4028234663852886e+38;
 };
-template <> struct Arith<Prec::kDouble> {
+template <>
+struct Arith<Prec::kDouble> {
   using S = double;
   static inline double rnd(double x) { return x; }
   static inline double from(double x) { return x; }
@@ -38,7 +42,8 @@ template <> struct Arith<Prec::kDouble> {
 constexpr Prec max_prec(Prec a, Prec b) { return (uint8_t)a > (uint8_t)b ? a : b; }
 
 // The type a value of precision P is held in (fp16 in float).
-template <Prec P> using Storage = typename Arith<P>::S;
+template <Prec P>
+using Storage = typename Arith<P>::S;
 
 // Converts a value held in storage type of precision `From` to precision `To` (numpy astype).
 template <Prec To, typename V>
@@ -46,13 +51,21 @@ inline Storage<To> cvt(V x) {
   return Arith<To>::from((double)x);
 }
 template <>
-inline float cvt<Prec::kFloat, float>(float x) { return x; }
+inline float cvt<Prec::kFloat, float>(float x) {
+  return x;
+}
 template <>
-inline double cvt<Prec::kDouble, float>(float x) { return x; }
+inline double cvt<Prec::kDouble, float>(float x) {
+  return x;
+}
 template <>
-inline double cvt<Prec::kDouble, double>(double x) { return x; }
+inline double cvt<Prec::kDouble, double>(double x) {
+  return x;
+}
 template <>
-inline float cvt<Prec::kHalf, float>(float x) { return Arith<Prec::kHalf>::rnd(x); }
+inline float cvt<Prec::kHalf, float>(float x) {
+  return Arith<Prec::kHalf>::rnd(x);
+}
 
 // x rounded to precision P, as a double (numpy's astype then back to float64).
 template <Prec P>
