@@ -57,6 +57,7 @@ def main():
     package, debugger, forced = "none", None, os.environ.get("MSPROBE_FORCE_DEVICE_PATH", "")
     if args.mode != "none":
         import importlib.util
+
         from msprobe.pytorch import PrecisionDebugger
         package = "ours" if importlib.util.find_spec("msprobe._core") else "original"
         cfg = os.path.join(work, "config.json")

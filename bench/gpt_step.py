@@ -203,6 +203,7 @@ def main():
     writer_mb = None
     if args.mode != "none":
         import importlib.util
+
         import msprobe
         from msprobe.pytorch import PrecisionDebugger
         msprobe_file = os.path.dirname(msprobe.__file__)

@@ -188,8 +188,8 @@ def main():
         import orig_shim  # noqa: F401  (the original 1.2.1 on MindSpore 2.10)
 
     t_import = time.perf_counter()
-    import numpy as np
     import mindspore as ms
+    import numpy as np
     from mindspore import Tensor, nn
 
     ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -74,7 +74,8 @@ def main():
          "times are medians of "
          f"{args.repeat} page loads). Synthetic statistics-mode compare of a decoder-like run "
          "(bench/report_bench.cc): 3 rows per entry, forward then backward, one injected fault.", "",
-         "| rows | ranks | entries | file | time to interactive (median) | parse data | decode | plot | search 'gelu' | expand all |",
+         "| rows | ranks | entries | file | time to interactive (median) | parse data | decode | plot "
+         "| search 'gelu' | expand all |",
          "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         t = r["runs"][0]["timings"]

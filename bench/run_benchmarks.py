@@ -323,12 +323,12 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
       + (f" plus uncommitted changes in {', '.join(meta['dirty'])}" if meta['dirty'] else "")
       + f", built by `scripts/dev_build.sh bench` (not installed). Original: mindstudio-probe "
         f"1.2.1 in `{shown_path(args.orig_python)}` (own virtual environment, no PYTHONPATH).")
-    w(f"- Workload (`bench/gpt_step.py`): GPT-style decoder (4 layers, d_model 256, 4 heads, "
-      f"sequence 128, batch 8, vocabulary 1024, explicit attention), cross-entropy, AdamW. One "
-      f"timed step = `debugger.start(model)` .. `debugger.step()` inclusive (forward, backward, "
-      f"`optimizer.step()`): wall time by `time.perf_counter`, and CPU time of the whole process "
-      f"(all threads, the writer's included) by `time.process_time`. Every step is dumped "
-      f"(`\"step\": []`), to a temporary folder on disk.")
+    w("- Workload (`bench/gpt_step.py`): GPT-style decoder (4 layers, d_model 256, 4 heads, "
+      "sequence 128, batch 8, vocabulary 1024, explicit attention), cross-entropy, AdamW. One "
+      "timed step = `debugger.start(model)` .. `debugger.step()` inclusive (forward, backward, "
+      "`optimizer.step()`): wall time by `time.perf_counter`, and CPU time of the whole process "
+      "(all threads, the writer's included) by `time.process_time`. Every step is dumped "
+      "(`\"step\": []`), to a temporary folder on disk.")
     w(f"- {args.reps} processes per (package, mode); warmup/timed steps per process: ours "
       f"{fmt_steps(OURS_STEPS, args)}; original {fmt_steps(ORIG_STEPS, args)}.")
     w("")
@@ -375,7 +375,8 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
             f"original/ours = {f:.0f} (ours {wo['median_ns']:.0f} ns, original "
             f"{wg['median_ns'] / 1000:.1f} µs per call; ≈ {wo['ms_per_step']:.2f} vs "
             f"{wg['ms_per_step']:.1f} ms/step); step runs: {factor(ro, rg)}",
-            f"step runs: {factor(ratio(groups, 'ours', 'off', 'cpu_median'), ratio(groups, 'original', 'off', 'cpu_median'))}",
+            "step runs: " + factor(ratio(groups, 'ours', 'off', 'cpu_median'),
+                                   ratio(groups, 'original', 'off', 'cpu_median')),
             f"≥ {OVERHEAD_FACTOR:g}", f >= OVERHEAD_FACTOR)
     for key in ("L1_statistics", "mix_statistics", "L1_md5", "L1_tensor", "L1_tensor_tmpfs"):
         ro, rg = ratio(groups, "ours", key), ratio(groups, "original", key)
@@ -511,7 +512,7 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
             w(f"| {pkg} | " + " | ".join(f"{v['per_op'][k]:.0f}" for k in ops)
               + f" | {v['median_ns']:.0f} |")
         base = next(iter(wc.values()))["before"]
-        w(f"| (unwrapped call) | " + " | ".join(f"{base[k]:.0f}" for k in ops) + " | |")
+        w("| (unwrapped call) | " + " | ".join(f"{base[k]:.0f}" for k in ops) + " | |")
         w("")
         if wo and wo.get("calls"):
             w(f"One training step makes {wo['calls']} calls through our wrappers (counted with "

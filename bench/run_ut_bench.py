@@ -147,7 +147,8 @@ def main():
         f"Produced by `python bench/run_ut_bench.py` ({time.strftime('%Y-%m-%d')}); host: {platform.machine()}, "
         f"{os.cpu_count()} CPU cores, no GPU (both tools use the CPU as the device), Python "
         f"{platform.python_version()}, torch {torch.__version__}. The original is mindstudio-probe 1.2.1 in "
-        f"`{os.path.relpath(a.orig_python, ROOT) if os.path.isabs(a.orig_python) else a.orig_python}` run through `{ORIG_TOOL}`. Each row is one whole command in a fresh process "
+        f"`{os.path.relpath(a.orig_python, ROOT) if os.path.isabs(a.orig_python) else a.orig_python}` "
+        f"run through `{ORIG_TOOL}`. Each row is one whole command in a fresh process "
         f"(median of {a.runs} runs for ours, {a.orig_runs} for the original); start-up = the same command "
         "on an empty dump.json (imports, file set-up).",
         "",

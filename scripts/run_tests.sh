@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 scripts/install_deps.sh
+scripts/lint.sh                # style: ruff and clang-format (configs in pyproject.toml, .clang-format)
 $PY -m pip install -q --no-build-isolation .
 cmake -S . -B build/tests -G Ninja -DMSPROBE_BUILD_TESTS=ON -DMSPROBE_BUILD_PYTHON=OFF \
       -DCMAKE_BUILD_TYPE=Release > /dev/null

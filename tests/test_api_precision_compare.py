@@ -142,7 +142,9 @@ def test_module_entry_point_and_default_out(tmp_path):
 
 def test_python_api(tmp_path):
     from msprobe.pytorch.api_accuracy_checker.compare.api_precision_compare import (
-        CompareConfig, api_precision_compare)
+        CompareConfig,
+        api_precision_compare,
+    )
     d = os.path.join(FIXTURES, "synthetic")
     cfg = CompareConfig(os.path.join(d, "npu.csv"), os.path.join(d, "gpu.csv"),
                         str(tmp_path / "r.csv"), str(tmp_path / "d.csv"))

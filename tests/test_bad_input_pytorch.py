@@ -88,6 +88,7 @@ def test_malformed_api_list(tmp_path):
 
 def test_internal_hook_error_disables_probe_and_training_continues(fresh_debugger, capfd, tmp_path):
     import numpy as np
+
     from msprobe.pytorch.hook_state import STATE
 
     def broken_encoder(value, kwarg_name):                   # simulates a bug inside the probe

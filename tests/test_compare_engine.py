@@ -6,9 +6,8 @@ import os
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
-
 from conftest import rank_dir
+
 from msprobe import _core
 
 

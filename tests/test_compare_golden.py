@@ -10,8 +10,8 @@ import os
 import shlex
 
 import pytest
-
 from conftest import TESTS_DIR
+
 from msprobe import _core
 
 FIX = os.path.join(TESTS_DIR, "fixtures", "compare_1.2.1")

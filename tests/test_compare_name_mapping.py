@@ -8,8 +8,8 @@ import json
 import os
 
 import pytest
-
 from conftest import TESTS_DIR
+
 from msprobe.core import compare_mappings
 from msprobe.core.errors import MsprobeException
 

@@ -15,7 +15,6 @@ import sys
 
 import openpyxl
 import pytest
-
 from conftest import TESTS_DIR, run_python
 
 GOLDEN = os.path.join(TESTS_DIR, "fixtures", "compare_output_1.2.1")
@@ -483,12 +482,15 @@ def test_data_mapping_yaml_text_is_pyyaml_dump():
     """The -lm data_mapping yaml: our C++ emitter against PyYAML (what 1.2.1 uses) on awkward
     names and on random printable ASCII."""
     import random
+
     import yaml
+
     from msprobe import _core
     names = ["Cell.fc1.Dense.forward.0.input.0", "N/A", "", "true", "Off", "null", "~", "12", "0x1F", "1_000",
              "1.5", ".5", "1e3", "-x", "- x", "?x", "? x", ":x", "a: b", "a:b", "a #b", "a#b", "#a", "'q'",
              '"d"', "it's", " lead", "trail ", "---x", "...", "2002-12-14", "<<", "=", "*", "&a", "!t", "@a",
-             "%a", "`a", "[a]", "{a}", "a,b", "x" * 122, "y" * 123, "z" * 200, "'" + "q" * 120, "ü" * 122, "Ünïcode", "tab\there", "é" * 3]
+             "%a", "`a", "[a]", "{a}", "a,b", "x" * 122, "y" * 123, "z" * 200, "'" + "q" * 120, "ü" * 122,
+             "Ünïcode", "tab\there", "é" * 3]
     pairs = [(n, n[::-1]) for n in names]
     rng = random.Random(7)
     alphabet = [chr(c) for c in range(32, 127)]

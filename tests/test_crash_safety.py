@@ -1,6 +1,5 @@
 """Nothing lost: after kill -9 the dump.json on disk is parseable and holds every entry completed
 at least a second before the kill; write failures disable the probe, not training."""
-import json
 import os
 import signal
 import subprocess

@@ -9,12 +9,11 @@ import struct
 
 import pytest
 import torch
+from conftest import FORCE_DEVICE_ENV, load_dump, rank_dir
 
 from msprobe import _core
 from msprobe.core import device_path
 from msprobe.pytorch.device_stats import DeviceRecorder
-
-from conftest import FORCE_DEVICE_ENV, load_dump, rank_dir
 
 INF, NAN = float("inf"), float("nan")
 

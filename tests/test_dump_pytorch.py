@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-
 from conftest import load_dump, rank_dir
 from dump_models import ProbeTestNet, make_inputs
 
@@ -258,7 +257,7 @@ def test_missing_model_and_wrong_model_type(fresh_debugger):
 
 
 def test_probe_on_but_dump_off_records_nothing(fresh_debugger, tmp_path):
-    dbg = fresh_debugger(task="statistics", dump_path="./dump", level="L1")
+    fresh_debugger(task="statistics", dump_path="./dump", level="L1")
     torch.relu(torch.randn(3))          # wrappers installed, switch off
     assert not (tmp_path / "dump").exists()
 

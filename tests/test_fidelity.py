@@ -1,7 +1,6 @@
 """The probe never changes training: loss and every gradient are bit-identical with it on."""
 import pytest
 import torch
-
 from conftest import TESTS_DIR, run_python
 
 SCRIPT = f"{TESTS_DIR}/scripts/fidelity_run.py"

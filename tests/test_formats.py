@@ -1,7 +1,6 @@
 """encode_pt / encode_npy against the real readers: torch.load(weights_only=True), numpy.load,
 zipfile; and byte for byte against torch.save / numpy.save."""
 import io
-import os
 import struct
 import zipfile
 import zlib

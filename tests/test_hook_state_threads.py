@@ -4,8 +4,8 @@ code that sets the flag puts back the value it found."""
 import threading
 
 import torch
-
 from conftest import load_dump
+
 from msprobe.core.hook_guard import guarded
 from msprobe.core.hook_state import HookState
 

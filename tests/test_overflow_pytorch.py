@@ -15,7 +15,6 @@ import sys
 
 import pytest
 import torch
-
 from conftest import TESTS_DIR, load_json, run_python
 
 OVERFLOW_DIR = os.path.join(TESTS_DIR, "overflow")

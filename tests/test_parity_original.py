@@ -7,7 +7,6 @@ import os
 
 import pytest
 import torch
-
 from conftest import FORCE_DEVICE_ENV, TESTS_DIR, run_python
 
 FIXTURES = os.path.join(TESTS_DIR, "fixtures", "original_1.2.1")

@@ -1,6 +1,5 @@
 """Resume (-csv_path) after a real kill -9: the resumed run ends with exactly one result row per API
 and the same files as an uninterrupted run (run_ut and multi_run_ut)."""
-import csv
 import glob
 import os
 import signal
@@ -9,7 +8,6 @@ import sys
 import time
 
 import pytest
-
 from test_run_ut import outputs, read_csv, run_ok, syn
 
 N_APIS = 400

@@ -8,7 +8,6 @@ import json
 import os
 
 import pytest
-
 from conftest import TESTS_DIR, run_python
 
 FIXTURES = os.path.join(TESTS_DIR, "fixtures", "original_1.2.1")

@@ -10,8 +10,8 @@ import argparse
 import json
 import os
 
-import numpy as np
 import mindspore as ms
+import numpy as np
 from mindspore import Parameter, Tensor, mint, nn, ops
 from mindspore.mint.nn import functional as MF
 

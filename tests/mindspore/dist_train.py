@@ -1,12 +1,12 @@
 """One worker of a 2-rank MindSpore data-parallel training on CPU (dynamic cluster: run by
 test_ms_distributed.py as a scheduler and two workers). Each rank trains on its own data; the
 gradients are averaged with an AllReduce Primitive held by the model, and the initial weights are
-broadcast from rank 0 with communication.comm_func. Prints the loss and the final weights. argv: config.json (or "none": no probe), steps."""
+broadcast from rank 0 with communication.comm_func. Prints the loss and the final weights.
+argv: config.json (or "none": no probe), steps."""
 import sys
 
-import numpy as np
-
 import mindspore as ms
+import numpy as np
 from mindspore import Tensor, nn, ops
 
 ms.set_context(mode=ms.PYNATIVE_MODE)

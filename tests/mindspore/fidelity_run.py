@@ -3,9 +3,8 @@ final weight. argv: LEVEL (or "off") TASK. The digests must not depend on the pr
 import hashlib
 import sys
 
-import numpy as np
-
 import mindspore as ms
+import numpy as np
 from mindspore import Tensor, nn
 
 ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -8,9 +8,8 @@ configuration already). --junk: leaves a malformed dump file in an iteration fol
 import argparse
 import os
 
-import numpy as np
-
 import mindspore as ms
+import numpy as np
 from mindspore import nn, ops
 
 p = argparse.ArgumentParser()

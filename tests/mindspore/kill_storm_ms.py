@@ -19,8 +19,8 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mindspore as ms  # noqa: E402
 from mindspore import Tensor, nn  # noqa: E402
-
 from parity_net import Net, WithLoss  # noqa: E402  (sets PyNative mode on CPU)
+
 from msprobe.mindspore import PrecisionDebugger  # noqa: E402
 
 CONFIGS = [

@@ -4,9 +4,8 @@ import os
 import sys
 import time
 
-import numpy as np
-
 import mindspore as ms
+import numpy as np
 from mindspore import Parameter, Tensor, ops
 
 ms.set_context(mode=ms.PYNATIVE_MODE)

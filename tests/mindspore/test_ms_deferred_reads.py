@@ -2,7 +2,6 @@
 API ran, also when the tensor is changed in place later in the dump window, and dump.json keeps
 the call order. Fresh interpreters with real MindSpore (PyNative, CPU)."""
 import pytest
-
 from ms_helpers import load_dump, run_python
 
 # Every test runs on the host path and on the device path forced onto CPU tensors.

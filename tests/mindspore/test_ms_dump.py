@@ -6,7 +6,6 @@ import os
 
 import numpy as np
 import pytest
-
 from ms_helpers import load_dump, load_json, rank_dir, run_python, tensors
 
 # Every test runs on the host path and on the device path forced onto CPU tensors.

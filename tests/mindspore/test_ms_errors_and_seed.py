@@ -2,7 +2,6 @@
 import json
 
 import pytest
-
 from ms_helpers import run_python
 
 HEAD = r"""

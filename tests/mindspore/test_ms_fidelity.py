@@ -3,7 +3,6 @@ on (every level, both tasks) and off."""
 import os
 
 import pytest
-
 from ms_helpers import HERE, run_python
 
 SCRIPT = os.path.join(HERE, "fidelity_run.py")

@@ -9,7 +9,6 @@ import re
 
 import numpy as np
 import pytest
-
 from ms_helpers import HERE, run_python
 
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "original_1.2.1_mindspore_l2")

@@ -14,7 +14,6 @@ import os
 
 import numpy as np
 import pytest
-
 from ms_helpers import HERE, load_json, run_python
 
 TESTS = os.path.dirname(HERE)

@@ -10,7 +10,6 @@ import os
 
 import numpy as np
 import pytest
-
 from ms_helpers import HERE, load_json, run_python, tensors
 
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "original_1.2.1_mindspore")

@@ -5,7 +5,7 @@ import os
 import random
 
 from kill_check import DUMP_FILES, verify_killed_dumps
-from ms_helpers import HERE, MS_PYTHON, run_python
+from ms_helpers import HERE, run_python
 from torn_json import check_repaired, complete_records, is_torn, kind_of
 
 

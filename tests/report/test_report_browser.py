@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import TESTS_DIR, load_json, run_python
 
 cdp = pytest.importorskip("cdp")
@@ -94,7 +93,8 @@ def _roots_of(construct, entries):
     names = set(entries) | set(construct) | {p for p in construct.values() if p}
     placed = {c for c, p in construct.items() if p}
     modules_with_backward = {n.split(".backward.")[0] for n in names if n.startswith("Module.") and ".backward." in n}
-    placed |= {n for n in names if n.endswith(".parameters_grad") and n[:-len(".parameters_grad")] in modules_with_backward}
+    placed |= {n for n in names
+               if n.endswith(".parameters_grad") and n[:-len(".parameters_grad")] in modules_with_backward}
     return names - placed, names
 
 

@@ -8,7 +8,6 @@ import sys
 
 import torch
 import torch.nn.functional as F
-
 from dump_models import ProbeTestNet, make_inputs
 
 out_path, level = sys.argv[1], sys.argv[2]

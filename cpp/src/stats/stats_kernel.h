@@ -306,16 +306,18 @@ MSPROBE_TARGET_AVX2 void block_avx2(const void* raw, int64_t n, Acc<typename Kin
 #endif
 
 // Instantiates FN<D, false> and FN<D, true> for every dtype the kernel takes.
-#define MSPROBE_STATS_INSTANTIATE(FN)                                                         \
-  MSPROBE_STATS_INSTANTIATE_1(FN, kFloat32)                                                   \
-  MSPROBE_STATS_INSTANTIATE_1(FN, kFloat64) MSPROBE_STATS_INSTANTIATE_1(FN, kFloat16)         \
-      MSPROBE_STATS_INSTANTIATE_1(FN, kBFloat16) MSPROBE_STATS_INSTANTIATE_1(FN, kUInt8)      \
-          MSPROBE_STATS_INSTANTIATE_1(FN, kInt8) MSPROBE_STATS_INSTANTIATE_1(FN, kInt16)      \
-              MSPROBE_STATS_INSTANTIATE_1(FN, kInt32) MSPROBE_STATS_INSTANTIATE_1(FN, kInt64) \
-                  MSPROBE_STATS_INSTANTIATE_1(FN, kComplex64) MSPROBE_STATS_INSTANTIATE_1(FN, kComplex128)
+// clang-format off
+#define MSPROBE_STATS_INSTANTIATE(FN)                                                   \
+  MSPROBE_STATS_INSTANTIATE_1(FN, kFloat32)    MSPROBE_STATS_INSTANTIATE_1(FN, kFloat64) \
+  MSPROBE_STATS_INSTANTIATE_1(FN, kFloat16)    MSPROBE_STATS_INSTANTIATE_1(FN, kBFloat16) \
+  MSPROBE_STATS_INSTANTIATE_1(FN, kUInt8)      MSPROBE_STATS_INSTANTIATE_1(FN, kInt8)     \
+  MSPROBE_STATS_INSTANTIATE_1(FN, kInt16)      MSPROBE_STATS_INSTANTIATE_1(FN, kInt32)    \
+  MSPROBE_STATS_INSTANTIATE_1(FN, kInt64)      MSPROBE_STATS_INSTANTIATE_1(FN, kComplex64) \
+  MSPROBE_STATS_INSTANTIATE_1(FN, kComplex128)
 #define MSPROBE_STATS_INSTANTIATE_1(FN, D)                                                              \
   template void FN<DType::D, false>(const void*, int64_t, Acc<Kind<DType::D>::V>&, Kind<DType::D>::V*); \
   template void FN<DType::D, true>(const void*, int64_t, Acc<Kind<DType::D>::V>&, Kind<DType::D>::V*);
+// clang-format on
 
 }  // namespace stats_kernel
 }  // namespace msprobe

@@ -2,7 +2,6 @@
 
 from collections.abc import Sequence
 
-
 class RunutDump:
     """The API calls of a dump.json, in dump order."""
 

@@ -8,8 +8,13 @@ import numpy as np
 
 from msprobe import _core
 from msprobe.core import log
-from msprobe.core.debugger_support import (ProblemReport, library_prefixes, overflow_reporter,
-                                           report_repairs, writer_memory_mb)
+from msprobe.core.debugger_support import (
+    ProblemReport,
+    library_prefixes,
+    overflow_reporter,
+    report_repairs,
+    writer_memory_mb,
+)
 from msprobe.core.errors import MsprobeException
 
 DUMP_TASKS = ("statistics", "tensor", "overflow_check")

@@ -23,9 +23,8 @@ through the statistics path; on the CPU the copy tasks read tensors as the host 
 """
 import math
 
-import numpy as np
-
 import mindspore as ms
+import numpy as np
 from mindspore import mint, ops
 
 from msprobe import _core

@@ -10,15 +10,14 @@ from msprobe.core import log
 from msprobe.core.debugger_base import DebuggerBase
 from msprobe.core.debugger_support import check_argument_types
 from msprobe.core.errors import MsprobeException
+from msprobe.mindspore import device_stats, kernel_dump
 from msprobe.mindspore.api_wrapper import ApiPatcher
 from msprobe.mindspore.cell_hooks import CellHooks
 from msprobe.mindspore.hook_state import STATE
-from msprobe.mindspore import device_stats, kernel_dump
 from msprobe.mindspore.jit_capture import JitCapture
 from msprobe.mindspore.pipeline import PIPELINE
 from msprobe.mindspore.primitive_hooks import PrimitiveHooks
-from msprobe.mindspore.value_encoding import (Deferred, encode_ms_value, resolve_deferred,
-                                              to_host)
+from msprobe.mindspore.value_encoding import Deferred, encode_ms_value, resolve_deferred, to_host
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
                               "config.json")

@@ -10,7 +10,6 @@ from msprobe.core.debugger_support import check_seed_arguments
 
 def _no_dropout_classes():
     """Dropout variants that keep everything; created lazily from the classes in place now."""
-    from mindspore import ops
     from mindspore.mint import nn as mint_nn
 
     def keep_all_primitive(base):

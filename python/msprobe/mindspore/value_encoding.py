@@ -20,9 +20,8 @@ side effects runs. The values are the same as an immediate read: a recorded tens
 in place, and Parameters, which optimizers and BatchNorm update in place without a wrapped API,
 are read at once.
 """
-import numpy as np
-
 import mindspore as ms
+import numpy as np
 
 try:
     from mindspore._c_expression.typing import Number as _MsNumber

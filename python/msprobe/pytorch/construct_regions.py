@@ -37,8 +37,7 @@ class ConstructRegions:
         self.patched = []
 
     def install(self):
-        from torch.optim.optimizer import (register_optimizer_step_post_hook,
-                                           register_optimizer_step_pre_hook)
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
         self.handles.append(register_optimizer_step_pre_hook(lambda *a: _enter("optimizer")))
         self.handles.append(register_optimizer_step_post_hook(lambda *a: _exit("optimizer")))
         for name in CLIP_GRAD_FUNCTIONS:

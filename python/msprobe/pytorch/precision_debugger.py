@@ -9,8 +9,8 @@ from msprobe.core import log
 from msprobe.core.debugger_base import DebuggerBase
 from msprobe.core.debugger_support import check_argument_types
 from msprobe.core.errors import MsprobeException
-from msprobe.pytorch.api_wrapper import ApiPatcher
 from msprobe.pytorch import device_stats
+from msprobe.pytorch.api_wrapper import ApiPatcher
 from msprobe.pytorch.construct_regions import ConstructRegions
 from msprobe.pytorch.hook_state import STATE
 from msprobe.pytorch.module_hooks import ModuleHooks
@@ -102,8 +102,7 @@ class PrecisionDebugger(DebuggerBase):
 
     def _data_mode_backward(self):
         modes = self.config.data_mode
-        return "all" in modes or "backward" in modes or not (
-            "forward" in modes)
+        return "all" in modes or "backward" in modes or "forward" not in modes
 
     def _remove_hooks(self):
         self.session.step()
