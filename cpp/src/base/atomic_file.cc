@@ -92,4 +92,13 @@ void sync_parent_dir(const std::string& path) {
   ::close(dfd);
 }
 
+void write_file_atomically(const std::string& path, std::string_view text, mode_t mode) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    throw FileError(path + ": is a symbolic link; refusing to write through it");
+  AtomicFile f(path, mode);
+  f.append(text);
+  f.commit(/*durable=*/false);
+}
+
 }  // namespace msprobe

@@ -1,12 +1,6 @@
 #include "msprobe/compare/advisor.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
+#include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
 
 namespace msprobe {
@@ -131,32 +125,7 @@ std::vector<std::string> advisor_lines(const AdvisorResult& r) {
 void write_advisor_file(const AdvisorResult& result, const std::string& path) {
   std::string text;
   for (const std::string& line : advisor_lines(result)) text += line + "\n";
-  struct stat st;
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    throw FileError(path + ": is a symbolic link; refusing to write through it");
-  }
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
-  if (fd < 0) throw FileError(path + ": cannot create: " + std::strerror(errno));
-  ::fchmod(fd, 0640);
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw FileError(path + ": cannot write: " + std::strerror(err));
-    }
-    done += (size_t)n;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw FileError(path + ": cannot write: " + std::strerror(err));
-  }
+  write_file_atomically(path, text);
 }
 
 }  // namespace compare

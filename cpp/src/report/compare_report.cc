@@ -1,11 +1,7 @@
 #include "msprobe/report/compare_report.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
 #include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
@@ -120,9 +116,7 @@ std::string render_compare_report(const ReportInput& in) {
 }
 
 void write_report_file(const std::string& path, const std::string& html) {
-  AtomicFile f(path, 0640);  // readers see the old page or the new one, never half a page
-  f.append(html);
-  f.commit(/*durable=*/false);
+  write_file_atomically(path, html);  // readers see the old page or the new one, never half
 }
 
 }  // namespace report

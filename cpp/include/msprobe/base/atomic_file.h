@@ -41,4 +41,8 @@ class AtomicFile {
 // fsync of the folder holding `path`, so that a rename or a new name in it is durable.
 void sync_parent_dir(const std::string& path);
 
+// A whole small output file (advisor, yaml, report page) replaced at once with `mode`; refuses
+// to write through a symbolic link at `path`. Throws FileError naming the path.
+void write_file_atomically(const std::string& path, std::string_view text, mode_t mode = 0640);
+
 }  // namespace msprobe
