@@ -33,36 +33,11 @@ namespace {
 
 using namespace msprobe::check;
 
-msprobe::PyTensor host_tensor(nb::handle obj, const char* fn, const char* which) {
-  msprobe::PyTensor t;
-  bool ok;
-  try {
-    ok = msprobe::tensor_from_python(obj, t);
-  } catch (const msprobe::InvalidInput& e) {
-    throw nb::type_error((std::string(fn) + ": " + which + ": " + e.what()).c_str());
-  }
-  if (!ok) {
-    throw nb::type_error((std::string(fn) + ": " + which +
-                          ": expected a torch.Tensor, numpy.ndarray or DLPack producer, got " +
-                          nb::inst_name(obj).c_str())
-                             .c_str());
-  }
-  if (!t.on_cpu) {
-    throw nb::value_error(
-        (std::string(fn) + ": " + which + ": the tensor is in device memory; move it to the CPU first")
-            .c_str());
-  }
-  if (t.view.data == nullptr && t.view.numel() > 0) {
-    throw nb::value_error((std::string(fn) + ": " + which + ": the tensor has no readable storage").c_str());
-  }
-  return t;
-}
-
 // Both tensors as host views, then fn(bench_view, device_view) without the GIL.
 template <typename Fn>
 auto on_host_pair(nb::handle bench, nb::handle device, const char* fn_name, Fn fn) {
-  msprobe::PyTensor b = host_tensor(bench, fn_name, "bench");
-  msprobe::PyTensor d = host_tensor(device, fn_name, "device");
+  msprobe::PyTensor b = msprobe::host_tensor_arg(bench, std::string(fn_name) + ": bench");
+  msprobe::PyTensor d = msprobe::host_tensor_arg(device, std::string(fn_name) + ": device");
   nb::gil_scoped_release release;
   return fn(b.view, d.view);
 }

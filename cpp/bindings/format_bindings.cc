@@ -15,21 +15,6 @@ namespace nb = nanobind;
 
 namespace {
 
-msprobe::PyTensor host_tensor(nb::handle obj, const char* fn) {
-  msprobe::PyTensor t;
-  if (!msprobe::tensor_from_python(obj, t)) {
-    throw nb::type_error((std::string(fn) +
-                          ": expected a torch.Tensor, numpy.ndarray or DLPack producer, got " +
-                          nb::inst_name(obj).c_str())
-                             .c_str());
-  }
-  if (!t.on_cpu) {
-    throw nb::value_error(
-        (std::string(fn) + ": the tensor is in device memory; move it to the CPU first").c_str());
-  }
-  return t;
-}
-
 // Moves an encoded file into a new bytes object; the copy runs without the GIL.
 nb::bytes to_bytes(const std::string& s) {
   PyObject* b = PyBytes_FromStringAndSize(nullptr, (Py_ssize_t)s.size());
@@ -48,7 +33,7 @@ void bind_formats(nb::module_& m) {
   m.def(
       "encode_pt",
       [](nb::handle tensor, const std::string& archive_name, bool requires_grad) {
-        msprobe::PyTensor t = host_tensor(tensor, "encode_pt");
+        msprobe::PyTensor t = msprobe::host_tensor_arg(tensor, "encode_pt");
         std::string out;
         {
           nb::gil_scoped_release release;
@@ -63,7 +48,7 @@ void bind_formats(nb::module_& m) {
   m.def(
       "encode_npy",
       [](nb::handle tensor) {
-        msprobe::PyTensor t = host_tensor(tensor, "encode_npy");
+        msprobe::PyTensor t = msprobe::host_tensor_arg(tensor, "encode_npy");
         std::string out;
         {
           nb::gil_scoped_release release;

@@ -38,18 +38,6 @@ Status status_from(const std::string& s) {
   throw msprobe::InvalidInput("unknown status '" + s + "': expected pass, Warning, error, SKIP or ' '");
 }
 
-msprobe::PyTensor cpu_tensor(nb::handle obj, const char* which) {
-  msprobe::PyTensor t;
-  if (!msprobe::tensor_from_python(obj, t)) {
-    throw nb::type_error(
-        (std::string(which) + ": expected a tensor, got " + nb::inst_name(obj).c_str()).c_str());
-  }
-  if (!t.on_cpu || (t.view.data == nullptr && t.view.numel() > 0)) {
-    throw nb::value_error((std::string(which) + ": the tensor must be in host memory").c_str());
-  }
-  return t;
-}
-
 struct PyDump {
   std::shared_ptr<msprobe::runut::DumpApis> d;
 };
@@ -146,8 +134,8 @@ void bind_runut(nb::module_& root) {
           "add_tensor",
           [](ApiResult& r, bool backward, const std::string& short_name, nb::handle bench,
              nb::handle device) {
-            msprobe::PyTensor b = cpu_tensor(bench, "bench output");
-            msprobe::PyTensor d = cpu_tensor(device, "device output");
+            msprobe::PyTensor b = msprobe::host_tensor_arg(bench, "bench output");
+            msprobe::PyTensor d = msprobe::host_tensor_arg(device, "device output");
             nb::gil_scoped_release release;
             r.add_tensor(backward, short_name, b.view, d.view);
           },
@@ -155,8 +143,8 @@ void bind_runut(nb::module_& root) {
       .def(
           "add_dropout",
           [](ApiResult& r, bool backward, nb::handle bench, nb::handle device) {
-            msprobe::PyTensor b = cpu_tensor(bench, "bench output");
-            msprobe::PyTensor d = cpu_tensor(device, "device output");
+            msprobe::PyTensor b = msprobe::host_tensor_arg(bench, "bench output");
+            msprobe::PyTensor d = msprobe::host_tensor_arg(device, "device output");
             nb::gil_scoped_release release;
             r.add_dropout(backward, b.view, d.view);
           },
@@ -242,7 +230,7 @@ void bind_runut(nb::module_& root) {
   m.def(
       "round_to_hf32_",
       [](nb::handle tensor) {
-        msprobe::PyTensor t = cpu_tensor(tensor, "round_to_hf32_");
+        msprobe::PyTensor t = msprobe::host_tensor_arg(tensor, "round_to_hf32_");
         if (t.view.dtype != msprobe::DType::kFloat32 || !t.view.is_contiguous()) {
           throw nb::value_error("round_to_hf32_: expected a contiguous float32 tensor");
         }

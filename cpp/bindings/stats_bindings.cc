@@ -31,29 +31,8 @@ nb::object to_python(const StatValue& v) {
   return nb::none();
 }
 
-msprobe::PyTensor host_view(nb::handle obj, const char* fn) {
-  msprobe::PyTensor t;
-  bool ok;
-  try {
-    ok = msprobe::tensor_from_python(obj, t);
-  } catch (const msprobe::InvalidInput& e) {
-    throw nb::type_error((std::string(fn) + ": " + e.what()).c_str());
-  }
-  if (!ok) {
-    throw nb::type_error((std::string(fn) +
-                          ": expected a torch.Tensor, numpy.ndarray or DLPack producer, got " +
-                          nb::inst_name(obj).c_str())
-                             .c_str());
-  }
-  if (!t.on_cpu && t.view.data != nullptr) {
-    throw nb::value_error(
-        (std::string(fn) + ": the tensor is in device memory; move it to the CPU first").c_str());
-  }
-  return t;
-}
-
 nb::dict tensor_stats(nb::handle obj, bool want_crc) {
-  msprobe::PyTensor t = host_view(obj, "tensor_stats");
+  msprobe::PyTensor t = msprobe::host_tensor_arg(obj, "tensor_stats", /*allow_no_storage=*/true);
   msprobe::TensorStats st;
   if (t.view.data != nullptr || t.view.numel() == 0) {
     nb::gil_scoped_release release;

@@ -196,4 +196,25 @@ bool tensor_from_python(nb::handle obj, PyTensor& out) {
   return from_dlpack_producer(o, dl, out);
 }
 
+PyTensor host_tensor_arg(nb::handle obj, const std::string& what, bool allow_no_storage) {
+  PyTensor t;
+  bool ok;
+  try {
+    ok = tensor_from_python(obj, t);
+  } catch (const InvalidInput& e) {
+    throw nb::type_error((what + ": " + e.what()).c_str());
+  }
+  if (!ok) {
+    throw nb::type_error((what + ": expected a torch.Tensor, numpy.ndarray or DLPack producer, got " +
+                          nb::inst_name(obj).c_str())
+                             .c_str());
+  }
+  const bool no_storage = t.view.data == nullptr && t.view.numel() > 0;
+  if (!t.on_cpu && !(allow_no_storage && no_storage))
+    throw nb::value_error((what + ": the tensor is in device memory; move it to the CPU first").c_str());
+  if (no_storage && !allow_no_storage)
+    throw nb::value_error((what + ": the tensor has no readable storage").c_str());
+  return t;
+}
+
 }  // namespace msprobe

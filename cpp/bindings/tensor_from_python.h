@@ -3,6 +3,8 @@
 #pragma once
 #include <nanobind/nanobind.h>
 
+#include <string>
+
 #include "msprobe/tensor/tensor_view.h"
 
 namespace nb = nanobind;
@@ -20,5 +22,11 @@ struct PyTensor {
 // Fills `out` from a torch.Tensor (detached, conj resolved), a numpy array, or a DLPack producer.
 // Returns false when `obj` is not a tensor we can view. Throws on unsupported dtypes.
 bool tensor_from_python(nb::handle obj, PyTensor& out);
+
+// The one host-view rule of the bindings' functions that take a tensor argument: `obj` as a view
+// of host memory, or a Python TypeError / ValueError starting with `what` (e.g. "float_metrics:
+// bench") when it is not a tensor, lives in device memory, or (unless allow_no_storage: shape
+// and dtype only, e.g. meta tensors for statistics) has no readable storage.
+PyTensor host_tensor_arg(nb::handle obj, const std::string& what, bool allow_no_storage = false);
 
 }  // namespace msprobe
