@@ -2,9 +2,12 @@
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from msprobe._core import reader as reader
-from msprobe._core import report as report
-from msprobe._core import runut as runut
+from msprobe._core import (
+    reader as reader,
+    report as report,
+    runut as runut
+)
+
 
 class ConfigError(ValueError):
     """

@@ -2,6 +2,7 @@
 
 import msprobe._core
 
+
 class PtUnsupported(msprobe._core.MsprobeFileError):
     """
     A .pt file the C++ reader does not read (not a single tensor, legacy format, compressed); torch.load(weights_only=True) may still read it.

@@ -2,6 +2,7 @@
 
 import msprobe._core
 
+
 def render_dump_report(dump_path: str, title: str = '') -> str:
     """
     The statistics view of one dump (dump.json, a rank folder or a dump_path) as HTML text.

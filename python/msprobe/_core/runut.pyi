@@ -2,6 +2,7 @@
 
 from collections.abc import Sequence
 
+
 class RunutDump:
     """The API calls of a dump.json, in dump order."""
 
