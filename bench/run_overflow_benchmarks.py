@@ -255,7 +255,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="1 warmup + 3 timed steps per process")
-    ap.add_argument("--orig-python", default="/work/orig/bin/python",
+    ap.add_argument("--orig-python", default="../orig/bin/python",
                     help="interpreter of a venv with torch 2.13.0 and mindstudio-probe 1.2.1")
     ap.add_argument("--no-orig", action="store_true")
     ap.add_argument("--overlay", default=None,

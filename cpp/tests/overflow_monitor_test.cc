@@ -86,7 +86,7 @@ TEST(OverflowMonitor, SummaryRanksCulpritsFirst) {
   // Order found: passed-on, culprit, passed-on again, another culprit, a backward culprit.
   m.record(event("Tensor.sum.0.forward", OverflowKind::kPassedOn, 10.0));
   OverflowEvent mm = event("Torch.matmul.0.forward", OverflowKind::kCulprit, 11.0);
-  mm.file = "/work/model.py";
+  mm.file = "/home/user/model.py";
   mm.line = 15;
   mm.function = "forward";
   mm.text = "y = torch.matmul(a, b)";
@@ -110,7 +110,7 @@ TEST(OverflowMonitor, SummaryRanksCulpritsFirst) {
   EXPECT_EQ(fc->find("entry")->as_string(), "Torch.matmul.0.forward");
   EXPECT_EQ(fc->find("order")->as_int(), 1);
   EXPECT_EQ(fc->find("time")->as_double(), 11.0);
-  EXPECT_EQ(fc->find("source")->find("file")->as_string(), "/work/model.py");
+  EXPECT_EQ(fc->find("source")->find("file")->as_string(), "/home/user/model.py");
   EXPECT_EQ(fc->find("source")->find("line")->as_int(), 15);
   EXPECT_EQ(fc->find("source")->find("text")->as_string(), "y = torch.matmul(a, b)");
 
@@ -143,13 +143,13 @@ TEST(OverflowMonitor, SummaryRanksCulpritsFirst) {
 
 TEST(OverflowMonitor, FirstOverflowMessageNamesApiStepRankAndSource) {
   OverflowEvent e = event("Torch.matmul.0.forward", OverflowKind::kCulprit);
-  e.file = "/work/model.py";
+  e.file = "/home/user/model.py";
   e.line = 15;
   e.function = "forward";
   e.text = "y = torch.matmul(a, b)";
   EXPECT_EQ(first_overflow_message(e, 3, 1),
             "overflow_check: first inf/NaN at Torch.matmul.0.forward (step 3, rank 1): it produced inf/NaN "
-            "from finite inputs; called at /work/model.py:15 in forward: y = torch.matmul(a, b)");
+            "from finite inputs; called at /home/user/model.py:15 in forward: y = torch.matmul(a, b)");
   OverflowEvent p = event("Tensor.sum.0.forward", OverflowKind::kPassedOn);
   EXPECT_EQ(first_overflow_message(p, 0, -1),
             "overflow_check: first inf/NaN at Tensor.sum.0.forward (step 0, not distributed): it received "
