@@ -7,6 +7,7 @@
 
 #include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
+#include "msprobe/format/json_text.h"
 
 namespace msprobe {
 namespace compare {
@@ -77,24 +78,6 @@ std::vector<uint32_t> code_points(const std::string& s) {
     i += len;
   }
   return out;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += (char)cp;
-  } else if (cp < 0x800) {
-    out += (char)(0xC0 | (cp >> 6));
-    out += (char)(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += (char)(0xE0 | (cp >> 12));
-    out += (char)(0x80 | ((cp >> 6) & 0x3F));
-    out += (char)(0x80 | (cp & 0x3F));
-  } else {
-    out += (char)(0xF0 | (cp >> 18));
-    out += (char)(0x80 | ((cp >> 12) & 0x3F));
-    out += (char)(0x80 | ((cp >> 6) & 0x3F));
-    out += (char)(0x80 | (cp & 0x3F));
-  }
 }
 
 // The part of PyYAML's Emitter used for a block mapping of strings: columns counted in

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "msprobe/base/error.h"
+#include "msprobe/format/json_text.h"
 #include "msprobe/format/zip_reader.h"
 
 namespace msprobe {
@@ -112,24 +113,6 @@ class XmlScanner {
   const std::string& origin_;
   size_t pos_ = 0;
 };
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += (char)cp;
-  } else if (cp < 0x800) {
-    out += (char)(0xC0 | (cp >> 6));
-    out += (char)(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += (char)(0xE0 | (cp >> 12));
-    out += (char)(0x80 | ((cp >> 6) & 0x3F));
-    out += (char)(0x80 | (cp & 0x3F));
-  } else {
-    out += (char)(0xF0 | (cp >> 18));
-    out += (char)(0x80 | ((cp >> 12) & 0x3F));
-    out += (char)(0x80 | ((cp >> 6) & 0x3F));
-    out += (char)(0x80 | (cp & 0x3F));
-  }
-}
 
 bool is_hex(char c) { return std::isxdigit((unsigned char)c) != 0; }
 

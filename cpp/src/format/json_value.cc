@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "msprobe/base/error.h"
+#include "msprobe/format/json_text.h"
 
 namespace msprobe {
 
@@ -394,23 +395,6 @@ class Parser {
   }
 
   // ---- strings -----------------------------------------------------------------------
-  static void append_utf8(std::string& out, uint32_t cp) {
-    if (cp < 0x80) {
-      out += (char)cp;
-    } else if (cp < 0x800) {
-      out += (char)(0xC0 | (cp >> 6));
-      out += (char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += (char)(0xE0 | (cp >> 12));
-      out += (char)(0x80 | ((cp >> 6) & 0x3F));
-      out += (char)(0x80 | (cp & 0x3F));
-    } else {
-      out += (char)(0xF0 | (cp >> 18));
-      out += (char)(0x80 | ((cp >> 12) & 0x3F));
-      out += (char)(0x80 | ((cp >> 6) & 0x3F));
-      out += (char)(0x80 | (cp & 0x3F));
-    }
-  }
 
   uint32_t parse_hex4(const char* at) {
     if (end_ - at < 4) fail_cut(at, "expected 4 hex digits after \\u, got end of input");

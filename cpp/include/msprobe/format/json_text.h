@@ -13,5 +13,7 @@ void append_python_float(std::string& out, double v);
 // Appends a quoted, escaped JSON string (ensure_ascii semantics).
 void append_json_string(std::string& out, std::string_view s);
 void append_int(std::string& out, int64_t v);
+// One Unicode code point as UTF-8 (JSON \u escapes, xlsx entities, YAML text).
+void append_utf8(std::string& out, uint32_t cp);
 
 }  // namespace msprobe
