@@ -38,8 +38,10 @@ def main():
                 rel = os.path.relpath(dirpath, src_root)
                 target = os.path.join(dest, rel)
                 os.makedirs(target)
-                for f in ("dump.json", "stack.json", "construct.json"):
+                for f in ("dump.json", "construct.json"):
                     shutil.copy(os.path.join(dirpath, f), target)
+                copy_with_placeholders(os.path.join(dirpath, "stack.json"), os.path.join(target, "stack.json"),
+                                       args.python)
                 data = os.path.join(dirpath, "dump_tensor_data")
                 if os.path.isdir(data):
                     names = sorted(os.listdir(data))
@@ -49,6 +51,17 @@ def main():
             with open(os.path.join(dest, "losses.txt"), "w") as f:
                 f.write("\n".join(losses) + "\n")
             print(name, losses)
+
+
+def copy_with_placeholders(src, dst, python):
+    """stack.json with the machine's folders named by placeholders: {TESTS_DIR} for
+    tests/mindspore, {SITE_PACKAGES} for the original's venv (the parity test compares keys)."""
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with open(src) as f:
+        text = f.read()
+    with open(dst, "w") as f:
+        f.write(text.replace(site, "{SITE_PACKAGES}").replace(HERE, "{TESTS_DIR}"))
 
 
 if __name__ == "__main__":
