@@ -163,8 +163,7 @@ std::string merge_rank_divergence(const std::vector<std::string>& rank_files, co
   for (const std::string& path : rank_files) {
     const MappedFile file(path);
     const std::string text(reinterpret_cast<const char*>(file.data()), file.size());
-    mode = parse_divergence_mode(text, path);
-    std::vector<Suspect> s = parse_divergence_json(text, path);
+    std::vector<Suspect> s = parse_divergence_json(text, path, &mode);
     all.insert(all.end(), std::make_move_iterator(s.begin()), std::make_move_iterator(s.end()));
   }
   rank_suspects(&all);

@@ -179,8 +179,16 @@ std::vector<std::string> strings_from(const JsonValue* v) {
 }
 }  // namespace
 
-std::vector<Suspect> parse_divergence_json(const std::string& text, const std::string& origin) {
+std::vector<Suspect> parse_divergence_json(const std::string& text, const std::string& origin,
+                                           CompareMode* mode) {
   const JsonValue root = parse_json(text, origin);
+  if (mode) {
+    const JsonValue* m = root.find("compare_mode");
+    const std::string name = m ? m->as_string() : "";
+    *mode = name == "tensor" ? CompareMode::kTensor
+            : name == "md5"  ? CompareMode::kMd5
+                             : CompareMode::kStatistics;
+  }
   const JsonValue* list = root.find("suspects");
   if (!list || !list->is_array()) throw InvalidInput(origin + ": no \"suspects\" list");
   std::vector<Suspect> out;
@@ -205,15 +213,6 @@ std::vector<Suspect> parse_divergence_json(const std::string& text, const std::s
     out.push_back(std::move(s));
   }
   return out;
-}
-
-CompareMode parse_divergence_mode(const std::string& text, const std::string& origin) {
-  const JsonValue root = parse_json(text, origin);
-  const JsonValue* m = root.find("compare_mode");
-  const std::string name = m ? m->as_string() : "";
-  return name == "tensor" ? CompareMode::kTensor
-         : name == "md5"  ? CompareMode::kMd5
-                          : CompareMode::kStatistics;
 }
 
 }  // namespace compare

@@ -70,10 +70,10 @@ void rank_suspects(std::vector<Suspect>* suspects);
 // divergence_{timestamp}.json: {"suspects": [...]} (Python json.dump(indent=1) layout).
 std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mode);
 
-// Reads back what divergence_json wrote (suspects in file order; mode: "compare_mode"). Throws
-// InvalidInput / FileError naming `origin`.
-std::vector<Suspect> parse_divergence_json(const std::string& text, const std::string& origin);
-CompareMode parse_divergence_mode(const std::string& text, const std::string& origin);
+// Reads back what divergence_json wrote (suspects in file order; `mode`, may be null, receives
+// its "compare_mode"). Throws InvalidInput / FileError naming `origin`.
+std::vector<Suspect> parse_divergence_json(const std::string& text, const std::string& origin,
+                                           CompareMode* mode = nullptr);
 
 // One line naming the first suspect (for the advisor and the terminal), "" when none.
 std::string first_suspect_line(const std::vector<Suspect>& suspects);
