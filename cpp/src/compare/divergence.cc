@@ -206,11 +206,10 @@ double row_error(const CompareTable& table, const Columns& col, const Divergence
   }
 
   if (table.mode == CompareMode::kTensor) {
-    const std::vector<double>* rel = ctx.relative_l2_error ? ctx.relative_l2_error : &table.relative_l2_error;
-    if (r < rel->size()) {
-      double e = (*rel)[r];
-      if (!std::isnan(e)) return e;
-    }
+    // Tensor mode: the table's ||npu - bench|| / ||bench||; without it (a table built elsewhere)
+    // the error is rebuilt from Cosine and the two l2norms (coarse: Cosine is rounded).
+    if (r < table.relative_l2_error.size() && !std::isnan(table.relative_l2_error[r]))
+      return table.relative_l2_error[r];
     double cos = number_of(row, col.cosine);
     if (std::isfinite(cos) && std::isfinite(n[3]) && std::isfinite(b[3]) && b[3] > 0) {
       double ratio = n[3] / b[3];

@@ -94,7 +94,6 @@ std::string render_compare_report(const ReportInput& in) {
     compare::DivergenceContext ctx;
     ctx.rank = r.rank;
     ctx.step = r.step;
-    ctx.relative_l2_error = r.relative_l2_error;
     p.row_value = compare::row_relative_errors(*r.table, ctx);
     p.construct = r.construct;
     p.stacks = r.stacks;

@@ -46,7 +46,6 @@ RankInput rank_input(const ComparedRank& c) {
   r.rank = c.rank;
   r.step = c.step;
   r.table = &c.table;
-  if (!c.table.relative_l2_error.empty()) r.relative_l2_error = &c.table.relative_l2_error;
   r.suspects = &c.suspects;
   r.construct = c.has_construct ? &c.construct : nullptr;
   r.stacks = c.has_stacks ? &c.stacks : nullptr;

@@ -30,10 +30,6 @@ struct DivergenceContext {
   const std::unordered_map<std::string, std::vector<std::string>>* stacks = nullptr;
   // Child -> parent names (construct.json of the NPU side; "" for the root), may be null.
   const std::unordered_map<std::string, std::string>* parents = nullptr;
-  // Tensor mode: per table row, ||npu - bench||_2 / ||bench||_2 (NaN when unknown); null: the
-  // table's own (CompareTable::relative_l2_error). Without either the error is rebuilt from
-  // Cosine and the two l2norms (coarse: Cosine is rounded).
-  const std::vector<double>* relative_l2_error = nullptr;
 };
 
 // One tensor (or scalar) row of a suspect, with the table's metrics of that row.

@@ -26,8 +26,6 @@ struct RankInput {
   int rank = -1;  // -1: no rank folder
   int step = -1;
   const compare::CompareTable* table = nullptr;  // required
-  // Tensor mode: ||npu - bench|| / ||bench|| per table row (NaN when unknown), may be null.
-  const std::vector<double>* relative_l2_error = nullptr;
   // The suspects of this rank (find_suspects), may be null or empty.
   const std::vector<compare::Suspect>* suspects = nullptr;
   // construct.json of the NPU side, child -> parent ("" for none), in file order; may be null
