@@ -273,7 +273,8 @@ TEST(CompareRows, MatchedAndUnmatchedStatisticsRows) {
 TEST(CompareRows, StackGoesOnTheFirstInputRow) {
   ParsedEntry n = entry("Torch.a.0.forward", api(t32() + ", " + t32(), t32()));
   n.op.has_stack = true;
-  n.op.stack = js("[\"File a.py, line 1, in f, \\n x\"]");
+  const JsonValue stack = js("[\"File a.py, line 1, in f, \\n x\"]");
+  n.op.stack = &stack;
   ParsedEntry b = n;
   std::vector<Row> rows;
   append_matched_rows(rows, n.op, b.op, CompareMode::kMd5);

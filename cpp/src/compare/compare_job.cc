@@ -4,6 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <functional>
+#include <thread>
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/mapped_file.h"
@@ -63,14 +66,9 @@ int number_after(const std::string& folder, const std::string& prefix) {
 }
 
 // Beyond 1.2.1: the suspects of this rank in divergence{suffix}_{ts}.json, the first one named
-// in the advisor, and the HTML report of the compare.
-void write_divergence_and_report(const CompareJob& job, CompareTable table, const std::string& out_dir,
+// in the advisor, and the HTML report of the compare. Reads c.table only.
+void write_divergence_and_report(const CompareJob& job, report::ComparedRank& c, const std::string& out_dir,
                                  const std::string& ts, CompareJobReport* report) {
-  report::ComparedRank c;
-  const std::string rank_dir = folder_of(job.npu_json);
-  c.rank = number_after(rank_dir, "rank");
-  c.step = number_after(folder_of(rank_dir), "step");
-  c.table = std::move(table);
   report::find_rank_divergence(&c, job.npu_json, &report->warnings);
   report->suspects = c.suspects.size();
   report->first_divergence = first_suspect_line(c.suspects);
@@ -86,6 +84,37 @@ void write_divergence_and_report(const CompareJob& job, CompareTable table, cons
   report->report_path = join(out_dir, compare_report_file_name(job.suffix, ts));
   report::write_report_file(report->report_path, report::render_compare_report(in));
 }
+
+// Runs `work` on its own thread unless the job is limited to one thread; join() waits for it and
+// raises what it raised. The xlsx (libxlsxwriter formats and deflates on one thread) is most of
+// a large statistics compare, so the rest of the outputs are made meanwhile.
+class Background {
+ public:
+  Background(bool parallel, std::function<void()> work) {
+    if (parallel) {
+      thread_ = std::thread([this, work = std::move(work)] {
+        try {
+          work();
+        } catch (...) {
+          error_ = std::current_exception();
+        }
+      });
+    } else {
+      work();
+    }
+  }
+  ~Background() {
+    if (thread_.joinable()) thread_.join();
+  }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::thread thread_;
+  std::exception_ptr error_;
+};
 
 }  // namespace
 
@@ -145,10 +174,16 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
     report.red_rows += f == Fill::kRed;
     report.yellow_rows += f == Fill::kYellow;
   }
+  report::ComparedRank rank;
+  const std::string rank_dir = folder_of(job.npu_json);
+  rank.rank = number_after(rank_dir, "rank");
+  rank.step = number_after(folder_of(rank_dir), "step");
+  rank.table = std::move(table);
   report.xlsx_path = join(out_dir, compare_result_file_name(job.suffix, ts));
-  write_compare_xlsx(table, report.xlsx_path);
-  if (job.auto_analyze) report.advisor = analyze_compare_table(table);
-  write_divergence_and_report(job, std::move(table), out_dir, ts, &report);
+  Background xlsx(job.threads != 1, [&] { write_compare_xlsx(rank.table, report.xlsx_path); });
+  if (job.auto_analyze) report.advisor = analyze_compare_table(rank.table);
+  write_divergence_and_report(job, rank, out_dir, ts, &report);
+  xlsx.join();
   if (job.auto_analyze) {
     for (const std::string& w : report.advisor.warnings) report.warnings.push_back(w);
     report.advisor_path = join(out_dir, advisor_file_name(job.suffix, ts));

@@ -49,8 +49,8 @@ Matched read_and_match(const std::string& npu_dump_json, const std::string& benc
   std::future<ParsedDump> bench_parsed;
   if (options.threads != 1)
     bench_parsed = std::async(std::launch::async, [&] { return parse_dump(bench_dump_json, stack_ptr); });
-  const ParsedDump npu = parse_dump(npu_dump_json, stack_ptr);
-  const ParsedDump bench = bench_parsed.valid() ? bench_parsed.get() : parse_dump(bench_dump_json, stack_ptr);
+  ParsedDump npu = parse_dump(npu_dump_json, stack_ptr);
+  ParsedDump bench = bench_parsed.valid() ? bench_parsed.get() : parse_dump(bench_dump_json, stack_ptr);
   m.mode = detect_mode(npu, bench);
   m.npu_folder = npu.folder;
   m.bench_folder = bench.folder;

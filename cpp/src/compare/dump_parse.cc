@@ -114,7 +114,7 @@ ParsedDump parse_dump(const std::string& path, const StackMap* stack) {
       if (!items.empty()) {
         e.op = merge_items(name, std::move(items));
         e.op.has_stack = stack != nullptr;
-        if (st) e.op.stack = *st;
+        e.op.stack = st;
       }
     } catch (const InvalidInput& err) {
       e.error = path + ": " + err.what();

@@ -22,7 +22,8 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct LeafRow {
   std::string name, key, dtype, shape;
   std::array<JsonValue, 4> summary;
-  JsonValue stack, md5;
+  const JsonValue* stack = nullptr;
+  JsonValue md5;
   std::string data_name;
 };
 
@@ -49,7 +50,7 @@ void leaf_rows(const MergedOp& op, bool stack_mode, std::vector<LeafRow>& out) {
     r.shape = py_str(st.shape);
     r.md5 = st.md5;
     r.summary = op.summary[idx];
-    if (stack_mode) r.stack = op.stack;
+    if (stack_mode) r.stack = op.stack;  // stays in the stack map
     r.data_name = op.data_name[idx];
     out.push_back(std::move(r));
   }
@@ -210,7 +211,8 @@ void joined_match(const ParsedDump& npu, const ParsedDump& bench, const JoinedMa
         row[c_bench_max + s] = b ? summary_value(b->summary[s]) : Cell::str(k::kNA);
       }
     }
-    if (opt.stack_mode) row[col(k::kStack)] = n.stack.is_null() ? Cell::str(k::kNA) : cell_of(n.stack);
+    if (opt.stack_mode)
+      row[col(k::kStack)] = !n.stack || n.stack->is_null() ? Cell::str(k::kNA) : cell_of(*n.stack);
     if (mode == CompareMode::kTensor) row[col(k::kDataName)] = Cell::str(n.data_name);
     if (!b) {  // fillna("N/A") of the unset columns, then the no-bench message
       for (auto& c : row)

@@ -65,7 +65,7 @@ void mapped_match(const ParsedDump& npu, const ParsedDump& bench,
     const MappedLeaf& n = ni->second;
     const MappedLeaf* b = bench_na ? nullptr : &bi->second;
     const bool has_stack = n.op->has_stack && (b ? b->op->has_stack : n.op->has_stack);
-    const Cell stack = has_stack ? cell_of(n.op->stack) : Cell::str(k::kNone);
+    const Cell stack = has_stack ? cell_of(n.op->stack_value()) : Cell::str(k::kNone);
     Row row{Cell::str(m.first),   Cell::str(m.second),
             cell_of(n.st->dtype), b ? cell_of(b->st->dtype) : na,
             cell_of(n.st->shape), b ? cell_of(b->st->shape) : na};

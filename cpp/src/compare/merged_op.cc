@@ -91,6 +91,11 @@ NameState get_name_and_state(const std::string& name) {
   invalid_name(name);
 }
 
+const JsonValue& MergedOp::stack_value() const {
+  static const JsonValue kNone;
+  return stack ? *stack : kNone;
+}
+
 MergedOp merge_items(const std::string& entry, std::vector<OpItem>&& items) {
   MergedOp op;
   op.entry = entry;

@@ -35,8 +35,11 @@ struct MergedOp {
   std::vector<std::array<JsonValue, 4>> summary;   // Max, Min, Mean, Norm per leaf
   std::vector<std::string> data_name;              // per leaf ("-1" when none)
   bool has_stack = false;                          // stack mode: stack_info == [stack]
-  JsonValue stack;                                 // the entry's stack (None when stack.json lacks it)
+  // The entry's stack in the stack map, which outlives matching (not copied: a large dump has
+  // hundreds of thousands of them); null when stack.json lacks the entry.
+  const JsonValue* stack = nullptr;
   bool empty() const { return op_name.empty(); }
+  const JsonValue& stack_value() const;  // *stack, or None
 };
 
 // merge_tensor: leaves -> MergedOp (empty when the entry has no leaf). The md5 is always kept;

@@ -113,18 +113,18 @@ bool fuzzy_same_names(const std::vector<std::string>& n, const std::vector<std::
   return true;
 }
 
-void ordered_match(const ParsedDump& npu, const ParsedDump& bench, const OrderedMatchOptions& opt,
+void ordered_match(ParsedDump& npu, ParsedDump& bench, const OrderedMatchOptions& opt,
                    std::vector<Row>& rows) {
-  std::deque<const MergedOp*> nq, bq;
+  std::deque<MergedOp*> nq, bq;
   size_t ni = 0, bi = 0, steps = 0;
   bool npu_more = true, bench_more = true;
   // Reads the next entry of a dump into its queue; 1.2.1 raises its checks' errors here.
-  auto read_next = [](const ParsedDump& dump, size_t& next, bool& more, std::deque<const MergedOp*>& q) {
+  auto read_next = [](ParsedDump& dump, size_t& next, bool& more, std::deque<MergedOp*>& q) {
     if (next >= dump.entries.size()) {
       more = false;
       return;
     }
-    const ParsedEntry& e = dump.entries[next++];
+    ParsedEntry& e = dump.entries[next++];
     if (!e.error.empty()) throw InvalidInput(e.error);
     if (!e.op.empty()) q.push_back(&e.op);
   };
@@ -161,6 +161,8 @@ void ordered_match(const ParsedDump& npu, const ParsedDump& bench, const Ordered
     if (n_point < 0) continue;
     for (long j = 0; j < n_point; ++j) append_unmatched_rows(rows, *nq[j], opt.mode);
     append_matched_rows(rows, *nq[n_point], *bq[b_point], opt.mode);
+    for (long j = 0; j <= n_point; ++j) *nq[j] = MergedOp();
+    for (long j = 0; j <= b_point; ++j) *bq[j] = MergedOp();
     nq.erase(nq.begin(), nq.begin() + n_point + 1);
     bq.erase(bq.begin(), bq.begin() + b_point + 1);
   }

@@ -23,8 +23,10 @@ struct OrderedMatchOptions {
   std::function<void(size_t done, size_t total)> progress;
 };
 
-// Appends the result rows (stack column still present) in 1.2.1's order.
-void ordered_match(const ParsedDump& npu, const ParsedDump& bench, const OrderedMatchOptions& opt,
+// Appends the result rows (stack column still present) in 1.2.1's order. Each entry is released
+// once its rows are made (the dumps keep their entries' names and errors only), so that the rows
+// of a large compare reuse the memory of the parsed dumps instead of adding to it.
+void ordered_match(ParsedDump& npu, ParsedDump& bench, const OrderedMatchOptions& opt,
                    std::vector<Row>& rows);
 
 // Exposed for tests.

@@ -13,7 +13,7 @@ namespace compare {
 
 namespace {
 
-Cell stack_cell(const MergedOp& op) { return cell_of(op.stack); }
+Cell stack_cell(const MergedOp& op) { return cell_of(op.stack_value()); }
 
 // stack_column_process: the stack goes on the first input row when both sides have stack info.
 void push_stack_matched(Row& row, bool has_stack, size_t index, StructGroup group, const MergedOp& npu) {

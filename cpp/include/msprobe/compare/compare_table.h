@@ -1,6 +1,7 @@
 // The result table of `compare` (1.2.1's compare_result_*.xlsx), typed as 1.2.1's DataFrame
 // holds it, so a writer can give each xlsx cell the type the original gives it.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,10 +16,11 @@ enum class CompareMode { kStatistics, kTensor, kMd5 };
 // or int (written as a number cell; may be NaN/inf, written as 1.2.1's writer does); kBool; kEmpty:
 // None / missing.
 struct Cell {
-  enum class Kind { kEmpty, kString, kNumber, kBool };
-  Kind kind = Kind::kEmpty;
+  enum class Kind : uint8_t { kEmpty, kString, kNumber, kBool };
+  // Largest first: 48 bytes a cell (a large table has millions of them).
   std::string s;
   double d = 0;
+  Kind kind = Kind::kEmpty;
   bool is_int = false;  // kNumber held as a Python int in 1.2.1 (written without a decimal point)
 
   static Cell empty() { return Cell{}; }
