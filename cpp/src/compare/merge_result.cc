@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
 #include "msprobe/check/api_precision_compare.h"
 #include "msprobe/compare/result_names.h"
 #include "msprobe/compare/xlsx_reader.h"
@@ -115,10 +116,6 @@ void check_value(const Cell& c) {
   }
 }
 
-std::string join(const std::string& dir, const std::string& name) {
-  return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
 struct RankFile {
   int rank;
   std::string path;
@@ -145,7 +142,7 @@ std::vector<RankFile> result_files(const std::string& input_dir, MergeReport& re
   for (const std::string& n : names) {
     std::smatch m;
     if (std::regex_match(n, m, kMulti)) {
-      const std::string p = join(input_dir, n);
+      const std::string p = join_path(input_dir, n);
       if (::lstat(p.c_str(), &st) != 0 || S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
         throw FileError(p + ": not a regular file (symbolic links are refused)");
       }
@@ -305,7 +302,7 @@ MergeReport merge_results(const std::string& input_dir, const std::string& outpu
     sheets.push_back(std::move(s));
   }
   const std::string ts = timestamp.empty() ? check::timestamp_now() : timestamp;
-  report.path = join(output_dir.empty() ? "." : output_dir, merge_result_file_name(ts));
+  report.path = join_path(output_dir.empty() ? "." : output_dir, merge_result_file_name(ts));
   write_pandas_xlsx(sheets, report.path);
   report.infos.push_back("The compare results of the multi-ranks are merged and saved in: " + report.path +
                          ".");

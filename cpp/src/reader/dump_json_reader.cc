@@ -5,19 +5,13 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/mapped_file.h"
+#include "msprobe/base/path.h"
 #include "object_members.h"
 
 namespace msprobe {
 namespace reader {
 
 namespace {
-
-std::string dir_name(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 const char* describe_start(int c) {
   switch (c) {
@@ -60,7 +54,7 @@ DumpJsonReader::DumpJsonReader(const std::string& path) : path_(path) {
   map_ = std::make_shared<Mapping>(path);
   map_->text = detail::without_zero_tail(map_->file.text());
   const std::string_view text = map_->text;
-  header_.folder = dir_name(path);
+  header_.folder = folder_of(path);
   data_begin_ = kNoData;
 
   JsonCursor cur(text, path);
