@@ -8,9 +8,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <regex>
 #include <unordered_map>
 
+#include "compare_const.h"
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
 #include "msprobe/check/api_precision_compare.h"
@@ -23,58 +25,18 @@ namespace compare {
 
 namespace {
 
-enum class Mode { kUnknown, kTensor, kStatistics, kMd5 };
-
-const std::vector<std::string> kTensorHeader = {"NPU Name",
-                                                "Bench Name",
-                                                "NPU Dtype",
-                                                "Bench Dtype",
-                                                "NPU Tensor Shape",
-                                                "Bench Tensor Shape",
-                                                "Cosine",
-                                                "MaxAbsErr",
-                                                "MaxRelativeErr",
-                                                "One Thousandth Err Ratio",
-                                                "Five Thousandths Err Ratio",
-                                                "NPU max",
-                                                "NPU min",
-                                                "NPU mean",
-                                                "NPU l2norm",
-                                                "Bench max",
-                                                "Bench min",
-                                                "Bench mean",
-                                                "Bench l2norm",
-                                                "Accuracy Reached or Not",
-                                                "Err_message"};
-const std::vector<std::string> kStatisticsHeader = {
-    "NPU Name",         "Bench Name",         "NPU Dtype",      "Bench Dtype",
-    "NPU Tensor Shape", "Bench Tensor Shape", "Max diff",       "Min diff",
-    "Mean diff",        "L2norm diff",        "MaxRelativeErr", "MinRelativeErr",
-    "MeanRelativeErr",  "NormRelativeErr",    "NPU max",        "NPU min",
-    "NPU mean",         "NPU l2norm",         "Bench max",      "Bench min",
-    "Bench mean",       "Bench l2norm",       "Result",         "Err_message"};
-const std::vector<std::string> kMd5Header = {"NPU Name",    "Bench Name",       "NPU Dtype",
-                                             "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-                                             "NPU MD5",     "BENCH MD5",        "Result"};
-const std::vector<std::string> kTensorIndex = {"Cosine", "MaxAbsErr", "MaxRelativeErr",
-                                               "One Thousandth Err Ratio", "Five Thousandths Err Ratio"};
-const std::vector<std::string> kStatisticsIndex = {"Max diff",        "Min diff",       "Mean diff",
-                                                   "L2norm diff",     "MaxRelativeErr", "MinRelativeErr",
-                                                   "MeanRelativeErr", "NormRelativeErr"};
-
-std::vector<std::string> plus(std::vector<std::string> v, std::initializer_list<const char*> more) {
-  for (const char* m : more) v.push_back(m);
-  return v;
-}
+// The compare indexes (metric columns) a merge can take, per mode.
+const std::vector<std::string> kTensorIndex = {k::kCosine, k::kMaxAbsErr, k::kMaxRelativeErr,
+                                               k::kOneThousandth, k::kFiveThousandths};
+const std::vector<std::string> kStatisticsIndex = {
+    k::kMaxDiff,        k::kMinDiff,        k::kMeanDiff,        k::kNormDiff,
+    k::kMaxRelativeErr, k::kMinRelativeErr, k::kMeanRelativeErr, k::kNormRelativeErr};
 
 // 1.2.1 recognises the mode by the exact header (with or without NPU_Stack_Info).
-Mode mode_of(const std::vector<std::string>& h) {
-  if (h == plus(kTensorHeader, {"Data_name"}) || h == plus(kTensorHeader, {"NPU_Stack_Info", "Data_name"})) {
-    return Mode::kTensor;
-  }
-  if (h == kStatisticsHeader || h == plus(kStatisticsHeader, {"NPU_Stack_Info"})) return Mode::kStatistics;
-  if (h == kMd5Header || h == plus(kMd5Header, {"NPU_Stack_Info"})) return Mode::kMd5;
-  return Mode::kUnknown;
+std::optional<CompareMode> mode_of(const std::vector<std::string>& h) {
+  for (CompareMode m : {CompareMode::kTensor, CompareMode::kStatistics, CompareMode::kMd5})
+    if (h == table_header(m, false) || h == table_header(m, true)) return m;
+  return std::nullopt;
 }
 
 // 1.2.1's table_value_is_valid: text that is not a number and starts a formula (=, +, -, %, @,
@@ -197,22 +159,22 @@ MergeReport merge_results(const std::string& input_dir, const std::string& outpu
     }
     std::vector<std::string> header;
     for (const Cell& c : rows[0]) header.push_back(c.kind == Cell::Kind::kString ? c.s : "");
-    const Mode mode = mode_of(header);
-    if (mode == Mode::kUnknown) {
+    const std::optional<CompareMode> mode = mode_of(header);
+    if (!mode) {
       report.warnings.push_back(
           "A valid dump task can not be identified from " + rank_text +
           " compare result, please check! The compare result will not be shown in merged "
           "result.");
       continue;
     }
-    if (mode == Mode::kMd5) {
+    if (*mode == CompareMode::kMd5) {
       report.warnings.push_back(
           "Rank" + std::to_string(f.rank) +
           " compare result is 'md5' dump task and does not support merging result, please "
           "check! The compare result will not be shown in merged result.");
       continue;
     }
-    const std::vector<std::string>& valid = mode == Mode::kTensor ? kTensorIndex : kStatisticsIndex;
+    const std::vector<std::string>& valid = *mode == CompareMode::kTensor ? kTensorIndex : kStatisticsIndex;
     if (indexes.empty()) indexes = valid;
     bool subset = true;
     for (const std::string& i : indexes) subset &= std::find(valid.begin(), valid.end(), i) != valid.end();
