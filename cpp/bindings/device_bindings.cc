@@ -11,21 +11,12 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/dump/external_stats.h"
+#include "stats_to_python.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace {
-
-nb::object stat_to_python(const msprobe::StatValue& v) {
-  switch (v.kind) {
-    case msprobe::StatValue::Kind::kNull: return nb::none();
-    case msprobe::StatValue::Kind::kBool: return nb::bool_(v.b);
-    case msprobe::StatValue::Kind::kInt: return nb::int_(v.i);
-    case msprobe::StatValue::Kind::kFloat: return nb::float_(v.f);
-  }
-  return nb::none();
-}
 
 std::string number_dtype(const std::string& dtype) {
   const msprobe::DType d = msprobe::dtype_from_name(dtype);
@@ -43,13 +34,7 @@ nb::dict external_tensor_stats(const std::string& dtype, const std::vector<int64
     msprobe::set_rescaled_moments(e, mn.first * scale, mn.second * scale);
   }
   const msprobe::TensorStats st = msprobe::tensor_stats_from_external(d, shape, e);
-  nb::dict out;
-  out["Max"] = stat_to_python(st.max);
-  out["Min"] = stat_to_python(st.min);
-  out["Mean"] = stat_to_python(st.mean);
-  out["Norm"] = stat_to_python(st.norm);
-  if (st.max_except_inf_nan) out["Max_except_inf_nan"] = nb::float_(*st.max_except_inf_nan);
-  if (st.min_except_inf_nan) out["Min_except_inf_nan"] = nb::float_(*st.min_except_inf_nan);
+  nb::dict out = msprobe::stats_to_python(st);
   out["need_extremes"] = msprobe::external_stats_need_extremes(d, shape, e);
   out["rescale"] = need_rescale ? nb::object(nb::float_(scale)) : nb::none();
   return out;

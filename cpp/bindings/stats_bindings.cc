@@ -12,24 +12,13 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/stats/tensor_stats.h"
+#include "stats_to_python.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace {
-
-using msprobe::StatValue;
-
-nb::object to_python(const StatValue& v) {
-  switch (v.kind) {
-    case StatValue::Kind::kNull: return nb::none();
-    case StatValue::Kind::kBool: return nb::bool_(v.b);
-    case StatValue::Kind::kInt: return nb::int_(v.i);
-    case StatValue::Kind::kFloat: return nb::float_(v.f);
-  }
-  return nb::none();
-}
 
 nb::dict tensor_stats(nb::handle obj, bool want_crc) {
   msprobe::PyTensor t = msprobe::host_tensor_arg(obj, "tensor_stats", /*allow_no_storage=*/true);
@@ -40,13 +29,7 @@ nb::dict tensor_stats(nb::handle obj, bool want_crc) {
   }
   // else: no readable storage (meta, fake or wrapper tensors): null statistics, as msprobe
   // 1.2.1 reports for meta tensors, and no checksum.
-  nb::dict d;
-  d["Max"] = to_python(st.max);
-  d["Min"] = to_python(st.min);
-  d["Mean"] = to_python(st.mean);
-  d["Norm"] = to_python(st.norm);
-  if (st.max_except_inf_nan) d["Max_except_inf_nan"] = nb::float_(*st.max_except_inf_nan);
-  if (st.min_except_inf_nan) d["Min_except_inf_nan"] = nb::float_(*st.min_except_inf_nan);
+  nb::dict d = msprobe::stats_to_python(st);
   if (want_crc && st.crc32) {
     char hex[9];
     std::snprintf(hex, sizeof(hex), "%08x", (unsigned)*st.crc32);

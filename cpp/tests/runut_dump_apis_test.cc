@@ -7,6 +7,7 @@
 #include <string>
 
 #include "msprobe/base/error.h"
+#include "msprobe/format/json_python.h"
 #include "msprobe/runut/dump_apis.h"
 
 namespace msprobe {
@@ -135,14 +136,18 @@ TEST(RunutDumpApis, FilterKeepsFirstOfSimilarCalls) {
                                             "Torch.add.4", "Torch.add.6"}));
 }
 
-TEST(RunutDumpApis, JsonEqualIsPythonEquality) {
+TEST(RunutDumpApis, PyEqualIsPythonEquality) {
   auto v = [](const char* s) { return parse_json(s, "t"); };
-  EXPECT_TRUE(json_equal(v("{\"a\":1,\"b\":[1,2]}"), v("{\"b\":[1,2.0],\"a\":1}")));
-  EXPECT_TRUE(json_equal(v("true"), v("1")));
-  EXPECT_FALSE(json_equal(v("NaN"), v("NaN")));
-  EXPECT_FALSE(json_equal(v("\"1\""), v("1")));
-  EXPECT_FALSE(json_equal(v("{\"a\":1}"), v("{\"a\":1,\"b\":2}")));
-  EXPECT_TRUE(json_equal(v("null"), v("null")));
+  EXPECT_TRUE(py_equal(v("{\"a\":1,\"b\":[1,2]}"), v("{\"b\":[1,2.0],\"a\":1}")));
+  EXPECT_TRUE(py_equal(v("true"), v("1")));
+  EXPECT_FALSE(py_equal(v("NaN"), v("NaN")));
+  EXPECT_FALSE(py_equal(v("\"1\""), v("1")));
+  EXPECT_FALSE(py_equal(v("{\"a\":1}"), v("{\"a\":1,\"b\":2}")));
+  EXPECT_TRUE(py_equal(v("null"), v("null")));
+  bool (*max_min)(const std::string&) = [](const std::string& k) { return k == "Max" || k == "Min"; };
+  EXPECT_TRUE(py_equal(v("[{\"Max\":1,\"a\":2}]"), v("[{\"a\":2.0,\"Min\":3}]"), max_min));
+  EXPECT_FALSE(py_equal(v("[{\"Max\":1,\"a\":2}]"), v("[{\"a\":2.0,\"Min\":3}]")));
+  EXPECT_FALSE(py_equal(v("{\"Max\":1}"), v("{\"b\":1}"), max_min));
 }
 
 TEST(RunutDumpApis, SplitApiName) {

@@ -9,17 +9,12 @@
 #include <cstring>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
 
 namespace msprobe {
 
 namespace {
 constexpr size_t kBufferBytes = 1u << 20;
-
-std::string parent_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
 
 [[noreturn]] void io_error(const char* what, const std::string& path, int err) {
   throw FileError(std::string(what) + " " + path + ": " + std::strerror(err));
@@ -86,7 +81,7 @@ int AtomicFile::commit(bool durable, bool keep_open) {
 }
 
 void sync_parent_dir(const std::string& path) {
-  const int dfd = ::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dfd = ::open(folder_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) return;  // durability of the name only; the contents are already synced
   (void)::fsync(dfd);
   ::close(dfd);

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
 #include "msprobe/compare/result_names.h"
 #include "msprobe/format/json_value.h"
 
@@ -140,12 +141,8 @@ std::vector<std::string> rank_dir_names(const std::string& step_dir, const char*
   return names;
 }
 
-std::string join(const std::string& dir, const std::string& name) {
-  return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
 std::string dump_json_of(const std::string& rank_dir, std::string& error) {
-  const std::string p = join(rank_dir, "dump.json");
+  const std::string p = join_path(rank_dir, "dump.json");
   struct stat st;
   if (!error.empty()) return p;  // report the first problem of the pair
   if (::lstat(p.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
@@ -174,8 +171,8 @@ std::vector<RankPair> pair_rank_dirs(const std::string& npu_step_dir, const std:
     p.npu_rank = npu[i];
     p.bench_rank = bench[i];
     p.suffix = rank_pair_suffix(npu[i], bench[i]);
-    p.npu_dump_json = dump_json_of(join(npu_step_dir, npu[i]), p.error);
-    p.bench_dump_json = dump_json_of(join(bench_step_dir, bench[i]), p.error);
+    p.npu_dump_json = dump_json_of(join_path(npu_step_dir, npu[i]), p.error);
+    p.bench_dump_json = dump_json_of(join_path(bench_step_dir, bench[i]), p.error);
     pairs.push_back(std::move(p));
   }
   return pairs;

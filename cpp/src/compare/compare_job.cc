@@ -10,6 +10,7 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/mapped_file.h"
+#include "msprobe/base/path.h"
 #include "msprobe/check/api_precision_compare.h"
 #include "msprobe/compare/mapping_yaml.h"
 #include "msprobe/compare/result_names.h"
@@ -26,16 +27,6 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-std::string folder_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-std::string join(const std::string& dir, const std::string& name) {
-  return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
 void check_input_file(const std::string& path, const char* what) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0) {
@@ -49,15 +40,9 @@ void check_input_file(const std::string& path, const char* what) {
   if (!S_ISREG(st.st_mode)) throw FileError(std::string(what) + " " + path + ": not a regular file");
 }
 
-bool is_regular_file(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 // N of a folder named <prefix>N, else -1 ("rank" alone: a run without ranks).
 int number_after(const std::string& folder, const std::string& prefix) {
-  const size_t slash = folder.rfind('/');
-  const std::string name = slash == std::string::npos ? folder : folder.substr(slash + 1);
+  const std::string name = file_name_of(folder);
   if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
       name.find_first_not_of("0123456789", prefix.size()) != std::string::npos ||
       name.size() > prefix.size() + 9)
@@ -74,14 +59,14 @@ void write_divergence_and_report(const CompareJob& job, report::ComparedRank& c,
   report->first_divergence = first_suspect_line(c.suspects);
   if (!c.suspects.empty())
     report->advisor.first_divergence = c.suspects.front().name + ": " + c.suspects.front().reason;
-  report->divergence_path = join(out_dir, divergence_file_name(job.suffix, ts));
+  report->divergence_path = join_path(out_dir, divergence_file_name(job.suffix, ts));
   report::write_report_file(report->divergence_path, divergence_json(c.suspects, c.table.mode));
   if (!job.html_report) return;
   report::ReportInput in;
   in.runs = {report::run_info("NPU", job.npu_json, job.npu_json),
              report::run_info("Bench", job.bench_json, job.bench_json)};
   in.ranks.push_back(report::rank_input(c));
-  report->report_path = join(out_dir, compare_report_file_name(job.suffix, ts));
+  report->report_path = join_path(out_dir, compare_report_file_name(job.suffix, ts));
   report::write_report_file(report->report_path, report::render_compare_report(in));
 }
 
@@ -142,8 +127,8 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
     }
   } else {
     const std::string dir = folder_of(job.npu_json);
-    const std::string candidate = join(dir, "stack.json");
-    if (is_regular_file(candidate)) {
+    const std::string candidate = join_path(dir, "stack.json");
+    if (is_regular_file_not_link(candidate)) {
       options.stack_mode = true;
       options.stack_path = candidate;
     } else {
@@ -160,7 +145,7 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   const std::string out_dir = job.output_dir.empty() ? "." : job.output_dir;
   if (job.save_data_mapping && job.name_mapper && job.name_mapper->data_mapping() != nullptr) {
     // 1.2.1 saves the pairs before comparing, so they are there even when nothing matches.
-    report.data_mapping_path = join(out_dir, data_mapping_file_name(job.suffix, ts));
+    report.data_mapping_path = join_path(out_dir, data_mapping_file_name(job.suffix, ts));
     write_mapping_yaml(*job.name_mapper->data_mapping(), report.data_mapping_path);
   }
 
@@ -179,14 +164,14 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   rank.rank = number_after(rank_dir, "rank");
   rank.step = number_after(folder_of(rank_dir), "step");
   rank.table = std::move(table);
-  report.xlsx_path = join(out_dir, compare_result_file_name(job.suffix, ts));
+  report.xlsx_path = join_path(out_dir, compare_result_file_name(job.suffix, ts));
   Background xlsx(job.threads != 1, [&] { write_compare_xlsx(rank.table, report.xlsx_path); });
   if (job.auto_analyze) report.advisor = analyze_compare_table(rank.table);
   write_divergence_and_report(job, rank, out_dir, ts, &report);
   xlsx.join();
   if (job.auto_analyze) {
     for (const std::string& w : report.advisor.warnings) report.warnings.push_back(w);
-    report.advisor_path = join(out_dir, advisor_file_name(job.suffix, ts));
+    report.advisor_path = join_path(out_dir, advisor_file_name(job.suffix, ts));
     write_advisor_file(report.advisor, report.advisor_path);
   }
   return report;

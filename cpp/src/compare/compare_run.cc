@@ -10,6 +10,7 @@
 #include "joined_match.h"
 #include "mapped_match.h"
 #include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
 #include "ordered_match.h"
 #include "result_rows.h"
 #include "tensor_phase.h"
@@ -18,11 +19,6 @@ namespace msprobe {
 namespace compare {
 
 namespace {
-
-std::string folder_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string(".") : path.substr(0, slash == 0 ? 1 : slash);
-}
 
 // Both dumps parsed and matched; the parsed entries live only in here, so the tensor phase runs
 // with the table alone in memory.

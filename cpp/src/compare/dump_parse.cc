@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/side_files.h"
 #include "py_value.h"
@@ -67,11 +68,6 @@ bool has_pt_name(const JsonValue& v) {
       if (has_pt_name(e)) return true;
   }
   return false;
-}
-
-std::string folder_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string(".") : path.substr(0, slash == 0 ? 1 : slash);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "compare_const.h"
 #include "msprobe/base/error.h"
+#include "ordered_match.h"
 #include "pandas_numeric.h"
 #include "py_value.h"
 
@@ -81,18 +82,7 @@ bool dtype_ok(std::string n, const std::string& b, bool cross) {
   if (cross) {
     if (const char* t = torch_dtype_of_mindspore(n)) n = t;
   }
-  if (n == b) return true;
-  static const char* const kPairs[][2] = {{"Float16", "Float32"},
-                                          {"Float32", "Float16"},
-                                          {"Float16", "BFloat16"},
-                                          {"BFloat16", "Float16"},
-                                          {"torch.float16", "torch.float32"},
-                                          {"torch.float32", "torch.float16"},
-                                          {"torch.float16", "torch.bfloat16"},
-                                          {"torch.bfloat16", "torch.float16"}};
-  for (const auto& p : kPairs)
-    if (n == p[0] && b == p[1]) return true;
-  return false;
+  return n == b || dtypes_compatible(n, b);
 }
 
 // set_summary: None -> "N/A"; anything whose str() is "nan" (any case) -> "Nan".

@@ -12,6 +12,7 @@
 
 #include "merged_op.h"
 #include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
 #include "msprobe/compare/name_mapping.h"
 #include "msprobe/format/json_value.h"
 #include "op_items.h"
@@ -309,17 +310,12 @@ bool is_mindspore_dump(const std::string& path) {
   throw InvalidInput("compare -lm: " + path + " must be based on the MindSpore or PyTorch framework.");
 }
 
-std::string dir_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? "." : path.substr(0, slash);
-}
-
 void load_side(const std::string& dump_json, Side* side) {
   side->mindspore = is_mindspore_dump(dump_json);
   side->dump = parse_json_file(dump_json);
-  const std::string dir = dir_of(dump_json);
-  JsonValue stack = parse_json_file(dir + "/stack.json");
-  JsonValue construct = parse_json_file(dir + "/construct.json");
+  const std::string dir = folder_of(dump_json);
+  JsonValue stack = parse_json_file(join_path(dir, "stack.json"));
+  JsonValue construct = parse_json_file(join_path(dir, "construct.json"));
   side->root.type_name = kTopLayer;
   const JsonValue* data = side->dump.find("data");
   bool empty_side = !stack.is_object() || stack.as_object().empty() || !construct.is_object() ||

@@ -8,10 +8,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <regex>
 #include <unordered_map>
 
+#include "compare_const.h"
 #include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
 #include "msprobe/check/api_precision_compare.h"
 #include "msprobe/compare/result_names.h"
 #include "msprobe/compare/xlsx_reader.h"
@@ -22,58 +25,18 @@ namespace compare {
 
 namespace {
 
-enum class Mode { kUnknown, kTensor, kStatistics, kMd5 };
-
-const std::vector<std::string> kTensorHeader = {"NPU Name",
-                                                "Bench Name",
-                                                "NPU Dtype",
-                                                "Bench Dtype",
-                                                "NPU Tensor Shape",
-                                                "Bench Tensor Shape",
-                                                "Cosine",
-                                                "MaxAbsErr",
-                                                "MaxRelativeErr",
-                                                "One Thousandth Err Ratio",
-                                                "Five Thousandths Err Ratio",
-                                                "NPU max",
-                                                "NPU min",
-                                                "NPU mean",
-                                                "NPU l2norm",
-                                                "Bench max",
-                                                "Bench min",
-                                                "Bench mean",
-                                                "Bench l2norm",
-                                                "Accuracy Reached or Not",
-                                                "Err_message"};
-const std::vector<std::string> kStatisticsHeader = {
-    "NPU Name",         "Bench Name",         "NPU Dtype",      "Bench Dtype",
-    "NPU Tensor Shape", "Bench Tensor Shape", "Max diff",       "Min diff",
-    "Mean diff",        "L2norm diff",        "MaxRelativeErr", "MinRelativeErr",
-    "MeanRelativeErr",  "NormRelativeErr",    "NPU max",        "NPU min",
-    "NPU mean",         "NPU l2norm",         "Bench max",      "Bench min",
-    "Bench mean",       "Bench l2norm",       "Result",         "Err_message"};
-const std::vector<std::string> kMd5Header = {"NPU Name",    "Bench Name",       "NPU Dtype",
-                                             "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-                                             "NPU MD5",     "BENCH MD5",        "Result"};
-const std::vector<std::string> kTensorIndex = {"Cosine", "MaxAbsErr", "MaxRelativeErr",
-                                               "One Thousandth Err Ratio", "Five Thousandths Err Ratio"};
-const std::vector<std::string> kStatisticsIndex = {"Max diff",        "Min diff",       "Mean diff",
-                                                   "L2norm diff",     "MaxRelativeErr", "MinRelativeErr",
-                                                   "MeanRelativeErr", "NormRelativeErr"};
-
-std::vector<std::string> plus(std::vector<std::string> v, std::initializer_list<const char*> more) {
-  for (const char* m : more) v.push_back(m);
-  return v;
-}
+// The compare indexes (metric columns) a merge can take, per mode.
+const std::vector<std::string> kTensorIndex = {k::kCosine, k::kMaxAbsErr, k::kMaxRelativeErr,
+                                               k::kOneThousandth, k::kFiveThousandths};
+const std::vector<std::string> kStatisticsIndex = {
+    k::kMaxDiff,        k::kMinDiff,        k::kMeanDiff,        k::kNormDiff,
+    k::kMaxRelativeErr, k::kMinRelativeErr, k::kMeanRelativeErr, k::kNormRelativeErr};
 
 // 1.2.1 recognises the mode by the exact header (with or without NPU_Stack_Info).
-Mode mode_of(const std::vector<std::string>& h) {
-  if (h == plus(kTensorHeader, {"Data_name"}) || h == plus(kTensorHeader, {"NPU_Stack_Info", "Data_name"})) {
-    return Mode::kTensor;
-  }
-  if (h == kStatisticsHeader || h == plus(kStatisticsHeader, {"NPU_Stack_Info"})) return Mode::kStatistics;
-  if (h == kMd5Header || h == plus(kMd5Header, {"NPU_Stack_Info"})) return Mode::kMd5;
-  return Mode::kUnknown;
+std::optional<CompareMode> mode_of(const std::vector<std::string>& h) {
+  for (CompareMode m : {CompareMode::kTensor, CompareMode::kStatistics, CompareMode::kMd5})
+    if (h == table_header(m, false) || h == table_header(m, true)) return m;
+  return std::nullopt;
 }
 
 // 1.2.1's table_value_is_valid: text that is not a number and starts a formula (=, +, -, %, @,
@@ -115,10 +78,6 @@ void check_value(const Cell& c) {
   }
 }
 
-std::string join(const std::string& dir, const std::string& name) {
-  return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
-}
-
 struct RankFile {
   int rank;
   std::string path;
@@ -145,7 +104,7 @@ std::vector<RankFile> result_files(const std::string& input_dir, MergeReport& re
   for (const std::string& n : names) {
     std::smatch m;
     if (std::regex_match(n, m, kMulti)) {
-      const std::string p = join(input_dir, n);
+      const std::string p = join_path(input_dir, n);
       if (::lstat(p.c_str(), &st) != 0 || S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
         throw FileError(p + ": not a regular file (symbolic links are refused)");
       }
@@ -200,22 +159,22 @@ MergeReport merge_results(const std::string& input_dir, const std::string& outpu
     }
     std::vector<std::string> header;
     for (const Cell& c : rows[0]) header.push_back(c.kind == Cell::Kind::kString ? c.s : "");
-    const Mode mode = mode_of(header);
-    if (mode == Mode::kUnknown) {
+    const std::optional<CompareMode> mode = mode_of(header);
+    if (!mode) {
       report.warnings.push_back(
           "A valid dump task can not be identified from " + rank_text +
           " compare result, please check! The compare result will not be shown in merged "
           "result.");
       continue;
     }
-    if (mode == Mode::kMd5) {
+    if (*mode == CompareMode::kMd5) {
       report.warnings.push_back(
           "Rank" + std::to_string(f.rank) +
           " compare result is 'md5' dump task and does not support merging result, please "
           "check! The compare result will not be shown in merged result.");
       continue;
     }
-    const std::vector<std::string>& valid = mode == Mode::kTensor ? kTensorIndex : kStatisticsIndex;
+    const std::vector<std::string>& valid = *mode == CompareMode::kTensor ? kTensorIndex : kStatisticsIndex;
     if (indexes.empty()) indexes = valid;
     bool subset = true;
     for (const std::string& i : indexes) subset &= std::find(valid.begin(), valid.end(), i) != valid.end();
@@ -305,7 +264,7 @@ MergeReport merge_results(const std::string& input_dir, const std::string& outpu
     sheets.push_back(std::move(s));
   }
   const std::string ts = timestamp.empty() ? check::timestamp_now() : timestamp;
-  report.path = join(output_dir.empty() ? "." : output_dir, merge_result_file_name(ts));
+  report.path = join_path(output_dir.empty() ? "." : output_dir, merge_result_file_name(ts));
   write_pandas_xlsx(sheets, report.path);
   report.infos.push_back("The compare results of the multi-ranks are merged and saved in: " + report.path +
                          ".");

@@ -44,7 +44,10 @@ bool check_op(const MergedOp& n, const MergedOp& b, const OrderedMatchOptions& o
 }  // namespace
 
 bool dtypes_compatible(const JsonValue& n, const JsonValue& b) {
-  if (!n.is_string() || !b.is_string()) return false;
+  return n.is_string() && b.is_string() && dtypes_compatible(n.as_string(), b.as_string());
+}
+
+bool dtypes_compatible(const std::string& n, const std::string& b) {
   static const char* const kPairs[][2] = {{"Float16", "Float32"},
                                           {"Float32", "Float16"},
                                           {"Float16", "BFloat16"},
@@ -54,7 +57,7 @@ bool dtypes_compatible(const JsonValue& n, const JsonValue& b) {
                                           {"torch.float16", "torch.bfloat16"},
                                           {"torch.bfloat16", "torch.float16"}};
   for (const auto& p : kPairs)
-    if (n.as_string() == p[0] && b.as_string() == p[1]) return true;
+    if (n == p[0] && b == p[1]) return true;
   return false;
 }
 

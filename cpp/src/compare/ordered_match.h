@@ -35,6 +35,7 @@ bool fuzzy_same_names(const std::vector<std::string>& n, const std::vector<std::
 std::string rename_api(const std::string& name, const std::string& process);
 // The dtype pairs 1.2.1 accepts as the same (fp16 with fp32 or bf16, torch or MindSpore names).
 bool dtypes_compatible(const JsonValue& n, const JsonValue& b);
+bool dtypes_compatible(const std::string& n, const std::string& b);
 
 }  // namespace compare
 }  // namespace msprobe

@@ -1,10 +1,12 @@
 // Python semantics over parsed JSON values, as 1.2.1's compare sees them after json.load: str(),
-// repr(), ==, truth, type names. The table must hold exactly the text Python would produce.
+// repr(), type names; == and truth are format/json_python.h's. The table must hold exactly the
+// text Python would produce.
 #pragma once
 #include <string>
 #include <string_view>
 
 #include "msprobe/compare/compare_table.h"
+#include "msprobe/format/json_python.h"  // py_equal, py_truthy
 #include "msprobe/format/json_value.h"
 
 namespace msprobe {
@@ -17,10 +19,6 @@ std::string py_str_repr(std::string_view s);
 // str(value) / repr(value) of a JSON-loaded value (None, True, 3, 1.5, 'a', [..], {..}).
 std::string py_str(const JsonValue& v);
 std::string py_repr(const JsonValue& v);
-// Python ==, with int/float/bool comparing by value; lists and dicts element-wise.
-bool py_equal(const JsonValue& a, const JsonValue& b);
-// bool(value).
-bool py_truthy(const JsonValue& v);
 // str(type(value)): "<class 'int'>", "<class 'NoneType'>", ...
 std::string py_type_str(const JsonValue& v);
 // str(np.shape(np.array(value))): "(3,)", "()", "(2, 3)"; throws InvalidInput for ragged lists.

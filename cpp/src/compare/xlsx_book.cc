@@ -11,18 +11,12 @@
 #include <vector>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
 
 namespace msprobe {
 namespace compare {
 
 namespace {
-
-std::string folder_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 std::string base_of(const std::string& path) {
   const size_t slash = path.rfind('/');

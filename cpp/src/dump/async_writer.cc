@@ -152,21 +152,7 @@ void AsyncWriter::fail(const std::string& what, int err) {
   cv_space_.notify_all();
 }
 
-bool AsyncWriter::write_all_at(int fd, const std::string& data, int64_t offset, const std::string& path) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t w = ::pwrite(fd, data.data() + done, data.size() - done, (off_t)(offset + (int64_t)done));
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      fail("cannot write " + path, errno);
-      return false;
-    }
-    done += (size_t)w;
-  }
-  return true;
-}
-
-// pwritev of `a` then `b`, going on after short writes.
+// pwritev of `a` (na may be 0) then `b`, going on after short writes.
 bool AsyncWriter::write_two_at(int fd, const char* a, size_t na, const std::string& b, int64_t offset,
                                const std::string& path) {
   size_t done = 0;
@@ -406,7 +392,7 @@ void AsyncWriter::process(std::vector<Item>& batch) {
         fail("cannot create " + it.path, errno);
         return;
       }
-      bool ok = write_all_at(fd, it.text, 0, it.path);
+      bool ok = write_two_at(fd, nullptr, 0, it.text, 0, it.path);
       ::close(fd);
       if (!ok) return;
       recycle_output_buffer(std::move(it.text));

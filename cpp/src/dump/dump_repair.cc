@@ -14,6 +14,7 @@
 #include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
 #include "msprobe/base/mapped_file.h"
+#include "msprobe/base/path.h"
 #include "msprobe/format/json_value.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/side_files.h"
@@ -25,11 +26,6 @@ namespace msprobe {
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\0'; }
-
-std::string base_name(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 bool is_dump_file_name(const std::string& name) {
   return name == "dump.json" || name == "stack.json" || name == "construct.json";
@@ -213,7 +209,7 @@ RepairResult repair_side_file(const std::string& path, bool stack, bool durable)
 }  // namespace
 
 RepairResult repair_dump_file(const std::string& path, bool durable) {
-  const std::string name = base_name(path);
+  const std::string name = file_name_of(path);
   try {
     if (name == "dump.json") return repair_dump_json(path, durable);
     return repair_side_file(path, name == "stack.json", durable);

@@ -18,8 +18,6 @@ int64_t numel_of(const std::vector<int64_t>& shape) {
   return n;
 }
 
-double round_f32(double v) { return (double)(float)v; }
-
 bool keeps_double(DType d) { return d == DType::kFloat64 || d == DType::kComplex128; }
 
 }  // namespace
@@ -123,28 +121,10 @@ TensorStats tensor_stats_from_external(DType dtype, const std::vector<int64_t>& 
   const bool has_nan = std::isnan(e.norm);
   const double mx = has_nan ? nan : e.max;
   const double mn = has_nan ? nan : e.min;
-  double mean = has_nan ? nan : e.mean;
-  double norm = e.norm;
-  if (!keeps_double(dtype)) {
-    mean = round_f32(mean);
-    norm = round_f32(norm);
-  }
-  out.max = StatValue::floating(mx);
-  out.min = StatValue::floating(mn);
-  out.mean = StatValue::floating(mean);
-  if (dtype_is_complex(dtype))
-    out.complex_abs_norm = norm;
-  else
-    out.norm = StatValue::floating(norm);
+  set_float_stats(out, dtype, mx, mn, has_nan ? nan : e.mean, e.norm);
   if ((std::isfinite(mx) && std::isfinite(mn)) || !e.extremes) return out;
-  // Over the finite values; without any, over the non-NaN values (+-inf); NaN when all are NaN.
   const ExternalExtremes& x = *e.extremes;
-  const bool any_finite = std::isfinite(x.finite_max);
-  const bool any_non_nan = x.non_nan_min <= x.non_nan_max;
-  if (!std::isfinite(mx))
-    out.max_except_inf_nan = any_finite ? x.finite_max : any_non_nan ? x.non_nan_max : nan;
-  if (!std::isfinite(mn))
-    out.min_except_inf_nan = any_finite ? x.finite_min : any_non_nan ? x.non_nan_min : nan;
+  set_except_inf_nan(out, mx, mn, x.finite_max, x.finite_min, x.non_nan_max, x.non_nan_min);
   return out;
 }
 

@@ -1,36 +1,17 @@
 // Overflow summaries of a dump across steps and ranks: see overflow_report.h.
 #include "msprobe/dump/overflow_report.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <tuple>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
 #include "msprobe/format/json_value.h"
 
 namespace msprobe {
 
 namespace {
-// Entries named prefix<digits> (or just prefix), sorted by their number.
-std::vector<std::string> numbered(const std::string& path, const std::string& prefix) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(path.c_str());
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    if (name.find_first_not_of("0123456789", prefix.size()) != std::string::npos) continue;
-    out.push_back(name);
-  }
-  ::closedir(d);
-  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
-    return a.size() != b.size() ? a.size() < b.size() : a < b;
-  });
-  return out;
-}
-
 const JsonValue& need(const JsonValue& obj, const char* key, const std::string& path) {
   const JsonValue* v = obj.is_object() ? obj.find(key) : nullptr;
   if (!v) throw FileError(path + ": overflow summary without \"" + key + "\"");
@@ -94,8 +75,8 @@ void keep_earliest(std::optional<OverflowFirst>& best, const std::optional<Overf
 
 OverflowReport read_overflow_report(const std::string& dump_path) {
   OverflowReport report;
-  for (const auto& step : numbered(dump_path, "step")) {
-    for (const auto& rank : numbered(dump_path + "/" + step, "rank")) {
+  for (const auto& step : numbered_names(dump_path, "step")) {
+    for (const auto& rank : numbered_names(dump_path + "/" + step, "rank")) {
       const std::string path = dump_path + "/" + step + "/" + rank + "/overflow_summary.json";
       struct stat st;
       if (::stat(path.c_str(), &st) != 0) continue;

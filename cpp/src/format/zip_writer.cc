@@ -65,6 +65,22 @@ class Out {
 
 uint16_t flags_of(uint64_t size) { return size > 0 ? (kFlagUtf8 | kFlagDescriptor) : kFlagUtf8; }
 
+// The Zip64 extra field's data: the size and the compressed size when the size needs 64 bits,
+// then the local header's offset when that does.
+uint16_t zip64_data_size(bool wide_size, bool wide_offset) {
+  return (uint16_t)((wide_size ? 16 : 0) + (wide_offset ? 8 : 0));
+}
+void write_zip64_extra(Out& o, bool wide_size, bool wide_offset, uint64_t size, uint64_t compressed,
+                       uint64_t header_offset) {
+  o.u16(kZip64ExtraId);
+  o.u16(zip64_data_size(wide_size, wide_offset));
+  if (wide_size) {
+    o.u64(size);
+    o.u64(compressed);
+  }
+  if (wide_offset) o.u64(header_offset);
+}
+
 }  // namespace
 
 void advise_huge_pages(void* p, size_t size) {
@@ -98,9 +114,7 @@ size_t StoredZipWriter::add_entry(std::string name, uint64_t size) {
   e.zip64_size = size >= limit_;
   e.zip64_offset = cursor_ >= limit_;
   uint64_t start = cursor_ + kLocalHeaderSize + e.name.size() + 4;  // + "FB" id and length
-  if (e.zip64_size || e.zip64_offset) {
-    start += 4 + (e.zip64_size ? 16 : 0) + (e.zip64_offset ? 8 : 0);
-  }
+  if (e.zip64_size || e.zip64_offset) start += 4 + zip64_data_size(e.zip64_size, e.zip64_offset);
   e.padding = (uint16_t)((alignment_ - start % alignment_) % alignment_);
   e.data_offset = start + e.padding;
   cursor_ = e.data_offset + size + descriptor_size(e);
@@ -117,7 +131,7 @@ uint64_t StoredZipWriter::descriptor_size(const Entry& e) const {
 
 uint64_t StoredZipWriter::central_entry_size(const Entry& e) const {
   uint64_t extra = 0;
-  if (e.zip64_size || e.zip64_offset) extra = 4 + (e.zip64_size ? 16 : 0) + (e.zip64_offset ? 8 : 0);
+  if (e.zip64_size || e.zip64_offset) extra = 4 + zip64_data_size(e.zip64_size, e.zip64_offset);
   return kCentralHeaderSize + e.name.size() + extra;
 }
 
@@ -148,15 +162,8 @@ void StoredZipWriter::write_structure(char* dst) const {
     const uint64_t extra_len = e.data_offset - (e.header_offset + kLocalHeaderSize + e.name.size());
     o.u16((uint16_t)extra_len);
     o.bytes(e.name);
-    if (z64) {
-      o.u16(kZip64ExtraId);
-      o.u16((uint16_t)((e.zip64_size ? 16 : 0) + (e.zip64_offset ? 8 : 0)));
-      if (e.zip64_size) {
-        o.u64(e.size);
-        o.u64(0);  // compressed size: not known to a streaming writer; the descriptor has it
-      }
-      if (e.zip64_offset) o.u64(e.header_offset);
-    }
+    // Compressed size 0: not known to a streaming writer; the descriptor has it.
+    if (z64) write_zip64_extra(o, e.zip64_size, e.zip64_offset, e.size, 0, e.header_offset);
     o.u16(0x4246);  // "FB"
     o.u16(e.padding);
     o.fill('Z', e.padding);
@@ -189,22 +196,14 @@ void StoredZipWriter::write_structure(char* dst) const {
     o.u32(e.zip64_size ? 0xFFFFFFFFu : (uint32_t)e.size);
     o.u32(e.zip64_size ? 0xFFFFFFFFu : (uint32_t)e.size);
     o.u16((uint16_t)e.name.size());
-    o.u16((uint16_t)(z64 ? 4 + (e.zip64_size ? 16 : 0) + (e.zip64_offset ? 8 : 0) : 0));
+    o.u16((uint16_t)(z64 ? 4 + zip64_data_size(e.zip64_size, e.zip64_offset) : 0));
     o.u16(0);  // comment length
     o.u16(0);  // disk number start
     o.u16(0);  // internal attributes
     o.u32(0);  // external attributes
     o.u32(e.zip64_offset ? 0xFFFFFFFFu : (uint32_t)e.header_offset);
     o.bytes(e.name);
-    if (z64) {
-      o.u16(kZip64ExtraId);
-      o.u16((uint16_t)((e.zip64_size ? 16 : 0) + (e.zip64_offset ? 8 : 0)));
-      if (e.zip64_size) {
-        o.u64(e.size);
-        o.u64(e.size);
-      }
-      if (e.zip64_offset) o.u64(e.header_offset);
-    }
+    if (z64) write_zip64_extra(o, e.zip64_size, e.zip64_offset, e.size, e.size, e.header_offset);
   }
   const uint64_t cd_size = central_size();
   const uint64_t zip64_end_offset = cd_offset + cd_size;

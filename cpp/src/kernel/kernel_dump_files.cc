@@ -62,6 +62,18 @@ std::map<std::string, std::string> read_mapping(const std::string& dir) {
   return m;
 }
 
+bool FolderDumpNames::parse(const std::string& file, std::string& original, DumpName& n) {
+  original = file;
+  if (parse_dump_name(original, n)) return true;
+  if (!mapping_read_) {
+    mapping_ = read_mapping(dir_);
+    mapping_read_ = true;
+  }
+  auto it = mapping_.find(file);
+  if (it != mapping_.end()) original = it->second;
+  return parse_dump_name(original, n);
+}
+
 void for_each_iteration_folder(const std::string& dump_path,
                                const std::function<void(const std::string&)>& fn) {
   for (const std::string& rank : list_dir(dump_path, true)) {

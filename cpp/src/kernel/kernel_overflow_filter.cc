@@ -16,8 +16,7 @@ namespace msprobe {
 
 namespace {
 void filter_folder(const std::string& dir, bool final_pass, KernelOverflowResult& res) {
-  std::map<std::string, std::string> mapping;
-  bool mapping_read = false;
+  FolderDumpNames names(dir);
   struct Kernel {
     bool overflow = false;
     std::vector<std::string> paths;
@@ -26,19 +25,11 @@ void filter_folder(const std::string& dir, bool final_pass, KernelOverflowResult
   for (const std::string& file : list_dir(dir, false)) {
     if (file.size() < 4 || file.compare(file.size() - 4, 4, ".npy") != 0) continue;
     const std::string path = dir + "/" + file;
-    std::string original = file;
+    std::string original;
     DumpName n;
-    if (!parse_dump_name(original, n)) {
-      if (!mapping_read) {
-        mapping = read_mapping(dir);
-        mapping_read = true;
-      }
-      auto it = mapping.find(file);
-      if (it != mapping.end()) original = it->second;
-      if (!parse_dump_name(original, n)) {
-        res.problems.push_back(path + ": not named like a MindSpore dump file; kept as it is");
-        continue;
-      }
+    if (!names.parse(file, original, n)) {
+      res.problems.push_back(path + ": not named like a MindSpore dump file; kept as it is");
+      continue;
     }
     NpyFile npy(path);
     if (npy.status() == NpyFile::Status::kTruncated && !final_pass) return;  // in progress: later

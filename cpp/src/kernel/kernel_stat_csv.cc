@@ -105,28 +105,19 @@ bool append_all(const std::string& path, const std::string& header, const std::s
 void convert_folder(const std::string& dir, const KernelStatOptions& opts, const std::string& header,
                     KernelStatResult& res) {
   std::vector<std::string> files = list_dir(dir, false);
-  std::map<std::string, std::string> mapping;
-  bool mapping_read = false;
+  FolderDumpNames names(dir);
   std::vector<Row> rows;
   std::vector<std::string> done;
   for (const std::string& file : files) {
     if (file.size() < 4 || file.compare(file.size() - 4, 4, ".npy") != 0) continue;
     const std::string path = dir + "/" + file;
-    std::string original = file;
+    std::string original;
     DumpName n;
-    if (!parse_dump_name(original, n)) {
-      if (!mapping_read) {
-        mapping = read_mapping(dir);
-        mapping_read = true;
-      }
-      auto it = mapping.find(file);
-      if (it != mapping.end()) original = it->second;
-      if (!parse_dump_name(original, n)) {
-        res.problems.push_back(path +
-                               ": not named like a MindSpore dump file ({OpType}.{OpName}.{task}.{stream}."
-                               "{timestamp}.{input|output}.{slot}.{format}.{dtype}.npy); kept as it is");
-        continue;
-      }
+    if (!names.parse(file, original, n)) {
+      res.problems.push_back(path +
+                             ": not named like a MindSpore dump file ({OpType}.{OpName}.{task}.{stream}."
+                             "{timestamp}.{input|output}.{slot}.{format}.{dtype}.npy); kept as it is");
+      continue;
     }
     NpyFile npy(path);
     if (npy.status() == NpyFile::Status::kTruncated && !opts.final_pass) continue;  // may be in progress

@@ -5,19 +5,14 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/mapped_file.h"
+#include "msprobe/base/path.h"
+#include "msprobe/format/json_python.h"
 #include "object_members.h"
 
 namespace msprobe {
 namespace reader {
 
 namespace {
-
-std::string dir_name(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 const char* describe_start(int c) {
   switch (c) {
@@ -30,20 +25,6 @@ const char* describe_start(int c) {
   }
 }
 
-// Python truth of a JSON value (null, false, 0, "", [] and {} are false).
-bool truthy(const JsonValue& v) {
-  switch (v.type()) {
-    case JsonValue::Type::kNull: return false;
-    case JsonValue::Type::kBool: return v.as_bool();
-    case JsonValue::Type::kInt: return v.as_int() != 0;
-    case JsonValue::Type::kFloat: return v.as_double() != 0.0;
-    case JsonValue::Type::kString: return !v.as_string().empty();
-    case JsonValue::Type::kArray: return !v.as_array().empty();
-    case JsonValue::Type::kObject: return !v.as_object().empty();
-  }
-  return false;
-}
-
 constexpr size_t kNoData = (size_t)-1;
 
 }  // namespace
@@ -54,13 +35,13 @@ struct DumpJsonReader::Mapping {
   std::string_view text;  // without a zero-filled tail
 };
 
-bool DumpHeader::has_real_data() const { return truthy(dump_data_dir); }
+bool DumpHeader::has_real_data() const { return py_truthy(dump_data_dir); }
 
 DumpJsonReader::DumpJsonReader(const std::string& path) : path_(path) {
   map_ = std::make_shared<Mapping>(path);
   map_->text = detail::without_zero_tail(map_->file.text());
   const std::string_view text = map_->text;
-  header_.folder = dir_name(path);
+  header_.folder = folder_of(path);
   data_begin_ = kNoData;
 
   JsonCursor cur(text, path);

@@ -2,7 +2,7 @@
 
 #include <exception>
 
-#include "dump_parts.h"
+#include "msprobe/base/path.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/repair_note.h"
 #include "msprobe/reader/side_files.h"
@@ -14,7 +14,7 @@ void find_rank_divergence(ComparedRank* c, const std::string& npu_dump_json,
                           std::vector<std::string>* warnings) {
   const std::string dir = folder_of(npu_dump_json);
   auto side_file = [&](const std::string& name, auto read) {
-    const std::string path = dir + "/" + name;
+    const std::string path = join_path(dir, name);
     if (!is_regular_file(path)) return false;
     try {
       reader::RepairNote note;

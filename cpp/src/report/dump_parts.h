@@ -15,8 +15,5 @@ struct DumpPart {
 // Throws FileError (one line naming the path) when it holds no dump.json.
 std::vector<DumpPart> find_dump_parts(const std::string& path);
 
-bool is_regular_file(const std::string& path);
-std::string folder_of(const std::string& file);
-
 }  // namespace report
 }  // namespace msprobe

@@ -6,6 +6,7 @@
 
 #include "dump_parts.h"
 #include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
 #include "msprobe/format/json_text.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/side_files.h"
@@ -156,12 +157,13 @@ std::string render_dump_report(const std::string& dump_path, const std::string& 
       for (auto& row : lp->rows.table.rows) row.pop_back();
     }
     const std::string dir = folder_of(part.dump_json);
-    if (is_regular_file(dir + "/construct.json")) {
-      lp->construct = reader::read_construct_json(dir + "/construct.json", nullptr);
+    const std::string construct = join_path(dir, "construct.json"), stack = join_path(dir, "stack.json");
+    if (is_regular_file(construct)) {
+      lp->construct = reader::read_construct_json(construct, nullptr);
       lp->has_construct = true;
     }
-    if (is_regular_file(dir + "/stack.json")) {
-      lp->stacks = reader::read_stack_json(dir + "/stack.json", nullptr);
+    if (is_regular_file(stack)) {
+      lp->stacks = reader::read_stack_json(stack, nullptr);
       lp->has_stacks = true;
     }
     loaded.push_back(std::move(lp));

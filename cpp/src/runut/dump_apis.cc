@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "msprobe/base/error.h"
+#include "msprobe/format/json_python.h"
 #include "msprobe/reader/dump_json_reader.h"
 
 namespace msprobe {
@@ -16,83 +17,9 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// Numbers as Python sees them: bool is an int subclass.
-bool as_number(const JsonValue& v, bool* is_int, int64_t* i, double* d) {
-  switch (v.type()) {
-    case JsonValue::Type::kBool:
-      *is_int = true;
-      *i = v.as_bool() ? 1 : 0;
-      return true;
-    case JsonValue::Type::kInt:
-      *is_int = true;
-      *i = v.as_int();
-      return true;
-    case JsonValue::Type::kFloat:
-      *is_int = false;
-      *d = v.as_double();
-      return true;
-    default: return false;
-  }
-}
-
-// Python == with the keys Max and Min of every object removed (`strip` true) or kept.
-bool equal_impl(const JsonValue& a, const JsonValue& b, bool strip_max_min) {
-  bool ai, bi;
-  int64_t aiv = 0, biv = 0;
-  double adv = 0, bdv = 0;
-  const bool an = as_number(a, &ai, &aiv, &adv), bn = as_number(b, &bi, &biv, &bdv);
-  if (an || bn) {
-    if (!(an && bn)) return false;
-    if (ai && bi) return aiv == biv;
-    const double x = ai ? (double)aiv : adv, y = bi ? (double)biv : bdv;
-    return x == y;  // NaN != NaN, as for distinct float objects in Python
-  }
-  if (a.type() != b.type()) return false;
-  switch (a.type()) {
-    case JsonValue::Type::kNull: return true;
-    case JsonValue::Type::kString: return a.as_string() == b.as_string();
-    case JsonValue::Type::kArray: {
-      const auto& x = a.as_array();
-      const auto& y = b.as_array();
-      if (x.size() != y.size()) return false;
-      for (size_t k = 0; k < x.size(); ++k) {
-        if (!equal_impl(x[k], y[k], strip_max_min)) return false;
-      }
-      return true;
-    }
-    case JsonValue::Type::kObject: {
-      auto skip = [&](const std::string& k) { return strip_max_min && (k == "Max" || k == "Min"); };
-      size_t na = 0, nb = 0;
-      for (const auto& kv : a.as_object()) na += !skip(kv.first);
-      for (const auto& kv : b.as_object()) nb += !skip(kv.first);
-      if (na != nb) return false;
-      for (const auto& kv : a.as_object()) {
-        if (skip(kv.first)) continue;
-        const JsonValue* other = b.find(kv.first);
-        if (!other || !equal_impl(kv.second, *other, strip_max_min)) return false;
-      }
-      return true;
-    }
-    default: return false;
-  }
-}
+bool is_max_or_min(const std::string& key) { return key == "Max" || key == "Min"; }
 
 }  // namespace
-
-bool json_truthy(const JsonValue& v) {
-  switch (v.type()) {
-    case JsonValue::Type::kNull: return false;
-    case JsonValue::Type::kBool: return v.as_bool();
-    case JsonValue::Type::kInt: return v.as_int() != 0;
-    case JsonValue::Type::kFloat: return v.as_double() != 0.0;  // NaN is true
-    case JsonValue::Type::kString: return !v.as_string().empty();
-    case JsonValue::Type::kArray: return !v.as_array().empty();
-    case JsonValue::Type::kObject: return !v.as_object().empty();
-  }
-  return false;
-}
-
-bool json_equal(const JsonValue& a, const JsonValue& b) { return equal_impl(a, b, false); }
 
 DumpApis DumpApis::load(const std::string& path) {
   DumpApis out;
@@ -164,7 +91,7 @@ std::vector<size_t> filter_similar_apis(const DumpApis& apis) {
       const JsonValue* jkwargs = apis.api(j).forward->find("input_kwargs");
       if (!jargs) jargs = &kEmptyList;
       if (!jkwargs) jkwargs = &kNull;
-      if (json_equal(*kwargs, *jkwargs) && equal_impl(*args, *jargs, true)) {
+      if (py_equal(*kwargs, *jkwargs) && py_equal(*args, *jargs, is_max_or_min)) {
         duplicate = true;
         break;
       }

@@ -260,8 +260,6 @@ void rescale_f64(const TensorView& t, double scale, double& mean, double& norm) 
   norm = std::sqrt(q) * scale;
 }
 
-double round_f32(double v) { return (double)(float)v; }
-
 // Runs the kernel over the view; with want_crc also the CRC, block by block in logical order.
 template <DType D, bool kFinite>
 Acc<typename Kind<D>::V> run_pass(const TensorView& t, bool want_crc, uint32_t* crc_out) {
@@ -316,17 +314,7 @@ void stats_real(const TensorView& t, bool want_crc, TensorStats& out) {
     const double big = std::fabs(mx) > std::fabs(mn) ? std::fabs(mx) : std::fabs(mn);
     if (std::isfinite(big) && big > 0.0 && (big > 1e150 || big < 1e-150)) rescale_f64(t, big, mean, norm);
   }
-  if (D != DType::kFloat64 && D != DType::kComplex128) {
-    mean = round_f32(mean);
-    norm = round_f32(norm);
-  }
-  out.max = StatValue::floating(mx);
-  out.min = StatValue::floating(mn);
-  out.mean = StatValue::floating(mean);
-  if (dtype_is_complex(D))
-    out.complex_abs_norm = norm;
-  else
-    out.norm = StatValue::floating(norm);
+  set_float_stats(out, D, mx, mn, mean, norm);
   if (std::isfinite(mx) && std::isfinite(mn)) return;
   // Max or Min is inf/NaN: extremes over the finite values; without any finite value, over
   // the non-NaN values (+-inf); NaN when everything is NaN. Without infinities the finite
@@ -342,10 +330,7 @@ void stats_real(const TensorView& t, bool want_crc, TensorStats& out) {
       r.fmn = r.mn;
     }
   }
-  const bool any_finite = r.fmx > -inf;
-  const bool any_non_nan = r.mn <= r.mx;
-  if (!std::isfinite(mx)) out.max_except_inf_nan = any_finite ? r.fmx : any_non_nan ? r.mx : nan;
-  if (!std::isfinite(mn)) out.min_except_inf_nan = any_finite ? r.fmn : any_non_nan ? r.mn : nan;
+  set_except_inf_nan(out, mx, mn, r.fmx, r.fmn, r.mx, r.mn);
 }
 
 void stats_bool(const TensorView& t, bool want_crc, TensorStats& out) {
@@ -427,6 +412,29 @@ void stats_scalar(const TensorView& t, bool want_crc, TensorStats& out) {
 }  // namespace
 
 void stats_force_portable_kernels(bool on) { g_force_portable.store(on); }
+
+void set_float_stats(TensorStats& out, DType dtype, double max, double min, double mean, double norm) {
+  if (dtype != DType::kFloat64 && dtype != DType::kComplex128) {
+    mean = (double)(float)mean;
+    norm = (double)(float)norm;
+  }
+  out.max = StatValue::floating(max);
+  out.min = StatValue::floating(min);
+  out.mean = StatValue::floating(mean);
+  if (dtype_is_complex(dtype))
+    out.complex_abs_norm = norm;
+  else
+    out.norm = StatValue::floating(norm);
+}
+
+void set_except_inf_nan(TensorStats& out, double max, double min, double finite_max, double finite_min,
+                        double non_nan_max, double non_nan_min) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const bool any_finite = std::isfinite(finite_max);
+  const bool any_non_nan = non_nan_min <= non_nan_max;
+  if (!std::isfinite(max)) out.max_except_inf_nan = any_finite ? finite_max : any_non_nan ? non_nan_max : nan;
+  if (!std::isfinite(min)) out.min_except_inf_nan = any_finite ? finite_min : any_non_nan ? non_nan_min : nan;
+}
 
 TensorStats compute_stats(const TensorView& t, bool want_crc) {
   TensorStats out;

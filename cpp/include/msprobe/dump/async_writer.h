@@ -104,7 +104,6 @@ class AsyncWriter {
   void trim_runway(ObjectFile& f);
   void restore_closing(ObjectFile& f);
   void fail(const std::string& what, int err);
-  bool write_all_at(int fd, const std::string& data, int64_t offset, const std::string& path);
   bool write_two_at(int fd, const char* a, size_t na, const std::string& b, int64_t offset,
                     const std::string& path);
 

@@ -55,13 +55,6 @@ class DumpApis {
   std::vector<std::string> warnings_;
 };
 
-// Python truth value of a JSON value (null, false, 0, "", [] and {} are false).
-bool json_truthy(const JsonValue& v);
-
-// Python == on the values json.load would produce (dict comparison ignores key order;
-// 1 == 1.0; NaN != NaN; true == 1).
-bool json_equal(const JsonValue& a, const JsonValue& b);
-
 // `-f/--filter_api`: indices (ascending) of the APIs kept. Calls are grouped by the name minus
 // its last segment ("Torch.add"); a call is dropped when a kept call of its group has equal
 // input_kwargs and equal top-level dict input_args once the keys Max and Min are removed.

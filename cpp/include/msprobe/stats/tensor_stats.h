@@ -50,6 +50,17 @@ struct TensorStats {
 // want_crc: also compute the checksum in the same pass.
 TensorStats compute_stats(const TensorView& t, bool want_crc);
 
+// The statistics of a floating or complex tensor from its reductions, shared by compute_stats and
+// statistics reduced elsewhere (an accelerator). Max, Min, Mean and Norm as the dump writes them:
+// mean and norm rounded to float32 unless `dtype` is float64 or complex128; a complex tensor's
+// norm goes to complex_abs_norm.
+void set_float_stats(TensorStats& out, DType dtype, double max, double min, double mean, double norm);
+// Max_except_inf_nan / Min_except_inf_nan where `max` / `min` (as reported) is inf or NaN: over
+// the finite values (finite_*, not finite when there are none); without any, over the non-NaN
+// values (non_nan_min > non_nan_max when there are none); else NaN.
+void set_except_inf_nan(TensorStats& out, double max, double min, double finite_max, double finite_min,
+                        double non_nan_max, double non_nan_min);
+
 // zlib-compatible CRC-32 of a byte range, continuing from `crc` (0 to start).
 uint32_t crc32_update(uint32_t crc, const void* data, size_t len);
 
