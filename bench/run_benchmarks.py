@@ -505,10 +505,10 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
                 None)
     # Benchmarks with their own runs (overflow_check, the HTML report, compare): target rows copied.
     for label, stem in SIDE_RUNS:
-        path = os.path.join(ROOT, "bench", stem + ".json")
-        if not os.path.exists(path):
+        side_path = os.path.join(ROOT, "bench", stem + ".json")
+        if not os.path.exists(side_path):
             continue
-        with open(path) as f:
+        with open(side_path) as f:
             side = json.load(f)
         for t in side.get("targets", []):
             row(f"{t['name']} ([{label}]({os.path.join('bench', stem + '.md')}) of "
