@@ -181,15 +181,10 @@ def main():
                 torch.randint(0, VOCAB, (BATCH, SEQ), generator=g)) for _ in range(n_steps)]
 
     package, msprobe_dir = step_script.msprobe_package()
-    debugger = None
-    writer_mb = None
-    if args.mode != "none":
-        from msprobe.pytorch import PrecisionDebugger
-        if package == "ours":
-            writer_mb = int(os.environ.get("MSPROBE_WRITER_MEMORY_MB", "512"))
-        cfg_path = os.path.join(work, "config.json")
-        write_config(cfg_path, dump_path, args.mode)
-        debugger = PrecisionDebugger(config_path=cfg_path)
+    debugger = step_script.debugger_for(args.mode, "msprobe.pytorch", os.path.join(work, "config.json"),
+                                        lambda path: write_config(path, dump_path, args.mode))
+    writer_mb = int(os.environ.get("MSPROBE_WRITER_MEMORY_MB", "512")) \
+        if debugger is not None and package == "ours" else None
     setup_s = time.perf_counter() - t_import
     probing = args.mode not in ("none", "off")
 

@@ -193,12 +193,8 @@ def main():
                for _ in range(n_steps)]
 
     package, msprobe_dir = step_script.msprobe_package()
-    debugger = None
-    if args.mode != "none":
-        from msprobe.mindspore import PrecisionDebugger
-        cfg_path = os.path.join(work, "config.json")
-        write_config(cfg_path, dump_path, args.mode)
-        debugger = PrecisionDebugger(config_path=cfg_path)
+    debugger = step_script.debugger_for(args.mode, "msprobe.mindspore", os.path.join(work, "config.json"),
+                                        lambda path: write_config(path, dump_path, args.mode))
     setup_s = time.perf_counter() - t_import
     probing = args.mode not in ("none", "off")
 

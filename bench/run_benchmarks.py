@@ -158,6 +158,13 @@ def date_and_machine_lines(meta):
             f"{meta['load_end']} at end."]
 
 
+def steps_per_process_line(reps, ours_steps, orig_steps, quick_note):
+    """The report line of processes per (package, mode) and their warmup/timed steps."""
+    return (f"- {reps} processes per (package, mode); warmup/timed steps per process: ours "
+            + ", ".join(f"{k} {a}/{b}" for k, (a, b) in ours_steps.items()) + "; original "
+            + ", ".join(f"{k} {a}/{b}" for k, (a, b) in orig_steps.items()) + quick_note + ".")
+
+
 class TargetTable:
     """The "Targets" table of a report: one row per target, its verdict PASS, FAIL or n/a (None)."""
 

@@ -99,10 +99,8 @@ def write_report(path, args, groups, meta):
       "forward and backward, `debugger.stop()`, optimizer, `debugger.step()`; wall time by "
       "`time.perf_counter` and process CPU time. Every step is dumped (`\"step\": []`), task "
       "statistics (Max, Min, Mean, Norm of every tensor).")
-    w(f"- {args.reps} processes per (package, mode); warmup/timed steps per process: ours "
-      + ", ".join(f"{m} {a}/{b}" for m, (a, b) in OURS_STEPS.items()) + "; original "
-      + ", ".join(f"{m} {a}/{b}" for m, (a, b) in ORIG_STEPS.items())
-      + (" (--quick: 1/2 everywhere)" if args.quick else "") + ".")
+    w(rb.steps_per_process_line(args.reps, OURS_STEPS, ORIG_STEPS,
+                                " (--quick: 1/2 everywhere)" if args.quick else ""))
     w("")
     w("## Targets")
     w("")

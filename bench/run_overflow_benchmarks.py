@@ -149,10 +149,8 @@ def write_report(path, args, groups, meta, paired):
       "entries (the masked_fill output and the softmax input of each of the 4 layers; both "
       "packages write the same ones) with their tensors. overflow_nums is -1 (no limit), every "
       "step is dumped.")
-    w(f"- {args.reps} processes per (package, mode); warmup/timed steps per process: ours "
-      + ", ".join(f"{k} {a}/{b}" for k, (a, b) in OURS_STEPS.items()) + "; original "
-      + ", ".join(f"{k} {a}/{b}" for k, (a, b) in ORIG_STEPS.items())
-      + (" (--quick: 1/3 everywhere)" if args.quick else "") + ".")
+    w(rb.steps_per_process_line(args.reps, OURS_STEPS, ORIG_STEPS,
+                                " (--quick: 1/3 everywhere)" if args.quick else ""))
     w("")
     w("## Targets")
     w("")

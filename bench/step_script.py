@@ -49,6 +49,16 @@ def msprobe_package():
     return ("ours" if importlib.util.find_spec("msprobe._core") else "original"), os.path.dirname(spec.origin)
 
 
+def debugger_for(mode, framework, cfg_path, write):
+    """None in mode "none" (msprobe is not even imported); otherwise the PrecisionDebugger of
+    `framework` ("msprobe.pytorch", "msprobe.mindspore") on the config that write(cfg_path) writes."""
+    if mode == "none":
+        return None
+    precision_debugger = importlib.import_module(framework).PrecisionDebugger
+    write(cfg_path)
+    return precision_debugger(config_path=cfg_path)
+
+
 def timed_steps(batches, step, loss_value):
     """Runs step(batch) for every batch: (wall times, process CPU times, losses). loss_value turns
     what a step returns into a float after its time is taken."""
