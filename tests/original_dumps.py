@@ -1,9 +1,10 @@
 """Comparisons of our dumps with the ORIGINAL 1.2.1's golden dumps, shared by the parity and
 overflow tests of PyTorch and MindSpore."""
+import json
 import math
 import os
 
-from dump_files import load_json, tensor_records
+from dump_files import load_json, rank_dirs, tensor_records
 
 
 def same_stat(ours, orig, rel_tol=1e-6):
@@ -50,6 +51,31 @@ def original_tensor_files(orig_rank_dir, ours_data_dir):
         return None
     with open(listing) as f:
         return f.read().split()
+
+
+def tensor_file_listings(ours_root, orig_root):
+    """(rank folder relative to the roots, our dump_tensor_data, the original's file names) of each
+    rank where the original saved tensors, once checked that we saved none where it saved none."""
+    for rel in rank_dirs(orig_root):
+        data_dir = os.path.join(ours_root, rel, "dump_tensor_data")
+        expected = original_tensor_files(os.path.join(orig_root, rel), data_dir)
+        if expected is not None:
+            yield rel, data_dir, expected
+
+
+def case_runs(tmp_path_factory, cases, script, run_python):
+    """runs(case name) -> (work folder, CompletedProcess) of `script` run on a case of
+    cases.json (its config and arguments) in a folder of its own, once per test module."""
+    done = {}
+
+    def runs(name):
+        if name not in done:
+            work = tmp_path_factory.mktemp(name)
+            case = cases[name]
+            (work / "config.json").write_text(json.dumps(case["config"]))
+            done[name] = (work, run_python(script, "--config", "config.json", *case["args"], cwd=work))
+        return done[name]
+    return runs
 
 
 def line_of(path, text):

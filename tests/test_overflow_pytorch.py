@@ -19,6 +19,7 @@ from conftest import TESTS_DIR, load_json, run_python
 from dump_files import step_dirs
 from original_dumps import (
     assert_same_construct_and_stack,
+    case_runs,
     line_of,
     matching_tensor_records,
     original_tensor_files,
@@ -47,23 +48,14 @@ def losses(stdout):
     return [ln for ln in stdout.splitlines() if ln.startswith(("step ", "params "))]
 
 
-def run_case(name, work, *extra):
-    case = CASES[name]
-    (work / "config.json").write_text(json.dumps(case["config"]))
-    return run_python(MODEL, "--config", "config.json", *case["args"], *extra, cwd=work)
-
-
-_RUNS = {}
-
-
 @pytest.fixture(scope="module")
 def run_of(tmp_path_factory):
     """run_of(case name) -> (dump folder, CompletedProcess): each case runs once per module."""
+    runs = case_runs(tmp_path_factory, CASES, MODEL, run_python)
+
     def get(name):
-        if name not in _RUNS:
-            work = tmp_path_factory.mktemp(name)
-            _RUNS[name] = (work / "dump", run_case(name, work))
-        return _RUNS[name]
+        work, r = runs(name)
+        return work / "dump", r
     return get
 
 

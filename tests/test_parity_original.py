@@ -11,8 +11,8 @@ from dump_files import load_json, rank_dirs, tensor_records
 from original_dumps import (
     assert_same_construct_and_stack,
     matching_tensor_records,
-    original_tensor_files,
     same_stat,
+    tensor_file_listings,
 )
 
 FIXTURES = os.path.join(TESTS_DIR, "fixtures", "original_1.2.1")
@@ -70,11 +70,7 @@ def test_same_layout_entries_and_statistics(dumped):
 def test_same_tensor_files(dumped):
     name, ours_root, _ = dumped
     orig_root = os.path.join(FIXTURES, name)
-    for rel in rank_dirs(orig_root):
-        data_dir = os.path.join(ours_root, rel, "dump_tensor_data")
-        expected = original_tensor_files(os.path.join(orig_root, rel), data_dir)
-        if expected is None:
-            continue
+    for rel, data_dir, expected in tensor_file_listings(ours_root, orig_root):
         assert set(os.listdir(data_dir)) == set(expected)
         kept = os.path.join(orig_root, rel, "dump_tensor_data")
         for fname in os.listdir(kept) if os.path.isdir(kept) else []:

@@ -18,6 +18,7 @@ from dump_files import step_dirs
 from ms_helpers import HERE, load_json, run_python
 from original_dumps import (
     assert_same_construct_and_stack,
+    case_runs,
     line_of,
     matching_tensor_records,
     original_tensor_files,
@@ -56,23 +57,10 @@ def lines(stdout):
     return [ln for ln in stdout.splitlines() if ln.startswith(("step ", "params ", "values "))]
 
 
-def run_case(name, work, *extra):
-    case = CASES[name]
-    (work / "config.json").write_text(json.dumps(case["config"]))
-    return run_python(NET, "--config", "config.json", *case["args"], *extra, cwd=work)
-
-
-_RUNS = {}
-
-
 @pytest.fixture(scope="module")
 def run_of(tmp_path_factory):
-    def get(name):
-        if name not in _RUNS:
-            work = tmp_path_factory.mktemp(name)
-            _RUNS[name] = (work, run_case(name, work))
-        return _RUNS[name]
-    return get
+    """run_of(case name) -> (work folder, CompletedProcess): each case runs once per module."""
+    return case_runs(tmp_path_factory, CASES, NET, run_python)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

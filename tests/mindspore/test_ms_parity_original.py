@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from dump_files import rank_dirs
 from ms_helpers import HERE, load_json, run_python, tensors
-from original_dumps import assert_same_construct_and_stack, original_tensor_files
+from original_dumps import assert_same_construct_and_stack, tensor_file_listings
 
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "original_1.2.1_mindspore")
 CONFIGS = os.path.join(HERE, "configs")
@@ -94,11 +94,7 @@ def test_same_layout_entries_and_records(dumped):
 def test_same_tensor_files(dumped):
     name, ours_root, _ = dumped
     orig_root = os.path.join(FIXTURES, name)
-    for rel in rank_dirs(orig_root):
-        data_dir = os.path.join(ours_root, rel, "dump_tensor_data")
-        expected = original_tensor_files(os.path.join(orig_root, rel), data_dir)
-        if expected is None:
-            continue
+    for rel, data_dir, expected in tensor_file_listings(ours_root, orig_root):
         mine = set(os.listdir(data_dir))
         primitive_bw_out = lambda n: n.startswith("Primitive.") and ".backward.output." in n  # noqa
         assert {n for n in expected if not primitive_bw_out(n)} == \
