@@ -5,7 +5,7 @@ import sys
 import pytest
 
 # Shared helper modules that assert: pytest explains their failures as it does the tests'.
-pytest.register_assert_rewrite("crash_checks", "original_dumps")
+pytest.register_assert_rewrite("crash_checks", "kill_check", "original_dumps")
 from dump_files import load_dump, load_json, rank_dir  # noqa: E402,F401  (re-exported to the tests)
 from fresh_python import run_fresh_python  # noqa: E402
 
