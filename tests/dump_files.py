@@ -1,6 +1,7 @@
 """Readers of a dump folder shared by the PyTorch and MindSpore tests: its JSON files, its
 step/rank folders and the tensor records inside an entry."""
 import json
+import math
 import os
 
 
@@ -44,3 +45,13 @@ def tensor_records(node, path="", is_tensor=has_dtype_and_shape):
     elif isinstance(node, list):
         for i, v in enumerate(node):
             yield from tensor_records(v, f"{path}.{i}", is_tensor)
+
+
+def same_statistic(a, b, rel):
+    """A statistic of one path against the other's: None, bools and ints equal and of the same
+    type, NaN for NaN, floats within `rel`."""
+    if a is None or isinstance(a, bool) or isinstance(a, int):
+        return a == b and type(a) is type(b)
+    if math.isnan(b):
+        return isinstance(a, float) and math.isnan(a)
+    return isinstance(a, float) and math.isclose(a, b, rel_tol=rel, abs_tol=0)
