@@ -28,14 +28,12 @@ The script runs with whichever msprobe its interpreter imports (ours or the orig
 and says which in the result.
 """
 import argparse
-import atexit
 import json
 import os
 import resource
-import shutil
-import sys
-import tempfile
 import time
+
+import step_script
 
 MODES = ("none", "off", "L1_statistics", "mix_statistics", "L1_md5", "L1_tensor", "L1_overflow_check")
 
@@ -135,9 +133,7 @@ def write_config(path, dump_path, mode):
         "tensor": {"scope": [], "list": [], "data_mode": ["all"], "file_format": "npy"},
         "overflow_check": {"overflow_nums": -1, "check_mode": "all"},
     }
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
-    with os.fdopen(fd, "w") as f:
-        json.dump(cfg, f, indent=2)
+    step_script.write_config(path, cfg)
 
 
 def dump_entries(dump_path):
@@ -164,26 +160,12 @@ def current_rss_kb():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--mode", choices=MODES, required=True)
-    ap.add_argument("--steps", type=int, default=5, help="timed steps")
-    ap.add_argument("--warmup", type=int, default=2, help="untimed steps before the timed ones")
+    step_script.add_step_arguments(ap, MODES)
     ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
-    ap.add_argument("--dump-dir", default=None,
-                    help="work folder for config.json and the dump (kept; the caller removes it). "
-                         "Default: a temporary folder removed at exit")
-    ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--finite-mask", action="store_true",
                     help="causal mask -1e9 instead of -inf (nothing overflows)")
-    ap.add_argument("--out", required=True, help="result JSON file")
     args = ap.parse_args()
-
-    work = args.dump_dir
-    if work is None:
-        work = tempfile.mkdtemp(prefix="msprobe_bench_")
-        # Registered before the debugger's own exit handler, so it runs after the final flush.
-        atexit.register(shutil.rmtree, work, True)
-    os.makedirs(work, exist_ok=True)
-    dump_path = os.path.join(work, "dump")
+    work, dump_path = step_script.work_folder(args.dump_dir, "msprobe_bench_")
 
     t_import = time.perf_counter()
     import torch
@@ -198,35 +180,16 @@ def main():
     batches = [(torch.randint(0, VOCAB, (BATCH, SEQ), generator=g),
                 torch.randint(0, VOCAB, (BATCH, SEQ), generator=g)) for _ in range(n_steps)]
 
-    package, msprobe_file = "none", None
-    debugger = None
-    writer_mb = None
-    if args.mode != "none":
-        import importlib.util
-
-        import msprobe
-        from msprobe.pytorch import PrecisionDebugger
-        msprobe_file = os.path.dirname(msprobe.__file__)
-        package = "ours" if importlib.util.find_spec("msprobe._core") else "original"
-        if package == "ours":
-            writer_mb = int(os.environ.get("MSPROBE_WRITER_MEMORY_MB", "512"))
-        cfg_path = os.path.join(work, "config.json")
-        write_config(cfg_path, dump_path, args.mode)
-        debugger = PrecisionDebugger(config_path=cfg_path)
-    else:
-        import importlib.util
-        if importlib.util.find_spec("msprobe") is not None:
-            spec = importlib.util.find_spec("msprobe")
-            msprobe_file = os.path.dirname(spec.origin)
-            package = "ours" if importlib.util.find_spec("msprobe._core") else "original"
+    package, msprobe_dir = step_script.msprobe_package()
+    debugger = step_script.debugger_for(args.mode, "msprobe.pytorch", os.path.join(work, "config.json"),
+                                        lambda path: write_config(path, dump_path, args.mode))
+    writer_mb = int(os.environ.get("MSPROBE_WRITER_MEMORY_MB", "512")) \
+        if debugger is not None and package == "ours" else None
     setup_s = time.perf_counter() - t_import
     probing = args.mode not in ("none", "off")
 
-    rss_before = current_rss_kb()
-    step_times, step_cpu, losses = [], [], []
-    for i, (x, y) in enumerate(batches):
-        c0 = time.process_time()
-        t0 = time.perf_counter()
+    def step(batch):
+        x, y = batch
         if probing:
             debugger.start(model)
         opt.zero_grad(set_to_none=True)
@@ -236,39 +199,16 @@ def main():
         if probing:
             debugger.stop()
             debugger.step()
-        t1 = time.perf_counter()
-        c1 = time.process_time()
-        step_times.append(t1 - t0)
-        step_cpu.append(c1 - c0)
-        losses.append(float(loss.detach()))
-    peak_after_steps = peak_rss_kb()
+        return loss
 
-    result = {
-        "mode": args.mode,
-        "finite_mask": args.finite_mask,
-        "package": package,
-        "msprobe_dir": msprobe_file,
-        "python": sys.executable,
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "warmup": args.warmup,
-        "steps": args.steps,
-        "warmup_times_s": step_times[:args.warmup],
-        "step_times_s": step_times[args.warmup:],
-        # CPU time of the whole process (all threads, the writer's included) per step: less
-        # sensitive than wall time to other jobs preempting us on a shared machine.
-        "warmup_cpu_s": step_cpu[:args.warmup],
-        "step_cpu_s": step_cpu[args.warmup:],
-        "losses": losses,
-        "setup_s": setup_s,
-        "rss_before_steps_kb": rss_before,
-        "peak_rss_kb": peak_after_steps,
-        "writer_memory_mb": writer_mb,
-        "dump_path": dump_path if probing else None,
-        "dump_entries": dump_entries(dump_path) if probing else None,
-    }
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
+    rss_before = current_rss_kb()
+    step_times, step_cpu, losses = step_script.timed_steps(batches, step, lambda loss: float(loss.detach()))
+    step_script.step_result(
+        args, package, msprobe_dir, step_times, step_cpu, losses, setup_s,
+        finite_mask=args.finite_mask, torch=torch.__version__, threads=torch.get_num_threads(),
+        rss_before_steps_kb=rss_before, peak_rss_kb=peak_rss_kb(), writer_memory_mb=writer_mb,
+        dump_path=dump_path if probing else None,
+        dump_entries=dump_entries(dump_path) if probing else None)
 
 
 if __name__ == "__main__":

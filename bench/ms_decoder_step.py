@@ -13,14 +13,12 @@ One timed step = debugger.start(model) .. debugger.step() inclusive: forward and
 losses are identical in every process and with either package.
 """
 import argparse
-import atexit
-import json
 import os
 import resource
-import shutil
 import sys
-import tempfile
 import time
+
+import step_script
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -144,9 +142,7 @@ def write_config(path, dump_path, mode):
         "statistics": {"scope": [], "list": [], "data_mode": ["all"],
                        "summary_mode": summary_mode},
     }
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
-    with os.fdopen(fd, "w") as f:
-        json.dump(cfg, f, indent=2)
+    step_script.write_config(path, cfg)
 
 
 def peak_rss_kb():
@@ -163,22 +159,9 @@ def thread_count():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--mode", choices=MODES, required=True)
-    ap.add_argument("--steps", type=int, default=5, help="timed steps")
-    ap.add_argument("--warmup", type=int, default=2, help="untimed steps before the timed ones")
-    ap.add_argument("--dump-dir", default=None,
-                    help="work folder for config.json and the dump (kept; the caller removes it). "
-                         "Default: a temporary folder removed at exit")
-    ap.add_argument("--seed", type=int, default=1234)
-    ap.add_argument("--out", required=True, help="result JSON file")
+    step_script.add_step_arguments(ap, MODES)
     args = ap.parse_args()
-
-    work = args.dump_dir
-    if work is None:
-        work = tempfile.mkdtemp(prefix="msprobe_msbench_")
-        atexit.register(shutil.rmtree, work, True)
-    os.makedirs(work, exist_ok=True)
-    dump_path = os.path.join(work, "dump")
+    work, dump_path = step_script.work_folder(args.dump_dir, "msprobe_msbench_")
 
     # One compute thread, so that two shared cores give stable numbers (the driver also sets
     # OMP_NUM_THREADS=1 in the environment, before MindSpore is loaded).
@@ -209,25 +192,14 @@ def main():
                 Tensor(rng.integers(0, VOCAB, (BATCH, SEQ)).astype(np.int32)))
                for _ in range(n_steps)]
 
-    import importlib.util
-    package, msprobe_dir, debugger = "none", None, None
-    if importlib.util.find_spec("msprobe") is not None:
-        msprobe_dir = os.path.dirname(importlib.util.find_spec("msprobe").origin)
-        package = "ours" if importlib.util.find_spec("msprobe._core") else "original"
-    if args.mode != "none":
-        from msprobe.mindspore import PrecisionDebugger
-        cfg_path = os.path.join(work, "config.json")
-        write_config(cfg_path, dump_path, args.mode)
-        debugger = PrecisionDebugger(config_path=cfg_path)
-    else:
-        package = "none" if msprobe_dir is None else package
+    package, msprobe_dir = step_script.msprobe_package()
+    debugger = step_script.debugger_for(args.mode, "msprobe.mindspore", os.path.join(work, "config.json"),
+                                        lambda path: write_config(path, dump_path, args.mode))
     setup_s = time.perf_counter() - t_import
     probing = args.mode not in ("none", "off")
 
-    step_times, step_cpu, losses = [], [], []
-    for x, y in batches:
-        c0 = time.process_time()
-        t0 = time.perf_counter()
+    def step(batch):
+        x, y = batch
         if probing:
             debugger.start(model)
         loss, grads = grad_fn(x, y)
@@ -237,32 +209,13 @@ def main():
         loss_value = float(loss.asnumpy())  # waits for the step's kernels
         if probing:
             debugger.step()
-        t1 = time.perf_counter()
-        c1 = time.process_time()
-        step_times.append(t1 - t0)
-        step_cpu.append(c1 - c0)
-        losses.append(loss_value)
+        return loss_value
 
-    result = {
-        "mode": args.mode,
-        "package": package,
-        "msprobe_dir": msprobe_dir,
-        "python": sys.executable,
-        "mindspore": ms.__version__,
-        "threads": thread_count(),
-        "warmup": args.warmup,
-        "steps": args.steps,
-        "warmup_times_s": step_times[:args.warmup],
-        "step_times_s": step_times[args.warmup:],
-        "warmup_cpu_s": step_cpu[:args.warmup],
-        "step_cpu_s": step_cpu[args.warmup:],
-        "losses": losses,
-        "setup_s": setup_s,
-        "peak_rss_kb": peak_rss_kb(),
-        "dump_path": dump_path if probing else None,
-    }
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
+    step_times, step_cpu, losses = step_script.timed_steps(batches, step, float)
+    step_script.step_result(
+        args, package, msprobe_dir, step_times, step_cpu, losses, setup_s,
+        mindspore=ms.__version__, threads=thread_count(), peak_rss_kb=peak_rss_kb(),
+        dump_path=dump_path if probing else None)
 
 
 if __name__ == "__main__":

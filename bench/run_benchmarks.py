@@ -100,6 +100,110 @@ def clean_env(extra=None, pythonpath=None):
     return env
 
 
+def run_step_process(cmd, env, tag, out, work, cwd, args, pkg, check_package):
+    """Runs one step process (gpt_step.py, ms_decoder_step.py) with its output in
+    logs/TAG.log under args.results_dir, and measures its wall time and the dump it left in
+    WORK/dump (then removed). Returns its result JSON (OUT) with wall_s and dump_bytes added, or
+    None, logged, when it failed; exits when it imported another msprobe than `pkg`."""
+    t0 = time.perf_counter()
+    with open(os.path.join(args.results_dir, "logs", tag + ".log"), "w") as logf:
+        proc = subprocess.run(cmd, env=env, stdout=logf, stderr=subprocess.STDOUT, cwd=cwd,
+                              timeout=args.process_timeout)
+    wall = time.perf_counter() - t0
+    dump_bytes = dir_bytes(os.path.join(work, "dump"))
+    shutil.rmtree(work, ignore_errors=True)
+    if dump_bytes > 2**28:
+        os.sync()  # let the next process start without this one's writeback
+    if proc.returncode != 0:
+        log(f"FAILED {tag} (exit {proc.returncode}); see logs/{tag}.log")
+        return None
+    with open(out) as f:
+        r = json.load(f)
+    if check_package and r["package"] != pkg:
+        sys.exit(f"{tag}: expected package {pkg}, the process imported {r['package']} "
+                 f"from {r['msprobe_dir']}")
+    r.update(wall_s=wall, dump_bytes=dump_bytes)
+    return r
+
+
+def interleaved(keys, pkgs, reps):
+    """(rep, pkg, key) in the order the processes run: the key order rotates per repetition and
+    the package order alternates per key, so that slow drifts in load hit both packages alike."""
+    for rep in range(reps):
+        order = keys[rep % len(keys):] + keys[:rep % len(keys)]
+        for i, key in enumerate(order):
+            for pkg in (pkgs if (i + rep) % 2 == 0 else pkgs[::-1]):
+                yield rep, pkg, key
+
+
+def load_average():
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def run_meta(script, started, load_start, **extra):
+    """The facts of a finished run that its report prints (`started`: time.time() at the start)."""
+    commit, dirty = git_state()
+    meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+            "wall_min": (time.time() - started) / 60, "argv": shown_command(script),
+            "machine": machine_description(), "load_start": load_start, "load_end": load_average(),
+            "commit": commit, "dirty": dirty}
+    meta.update(extra)
+    return meta
+
+
+def date_and_machine_lines(meta):
+    return [f"- Date: {meta['date']} (wall time {meta['wall_min']:.0f} min). Command: `{meta['argv']}`.",
+            f"- Machine: {meta['machine']}. Shared with other jobs, so every number is a median over "
+            f"processes run interleaved in this one run; load average {meta['load_start']} at start, "
+            f"{meta['load_end']} at end."]
+
+
+def steps_per_process_line(reps, ours_steps, orig_steps, quick_note):
+    """The report line of processes per (package, mode) and their warmup/timed steps."""
+    return (f"- {reps} processes per (package, mode); warmup/timed steps per process: ours "
+            + ", ".join(f"{k} {a}/{b}" for k, (a, b) in ours_steps.items()) + "; original "
+            + ", ".join(f"{k} {a}/{b}" for k, (a, b) in orig_steps.items()) + quick_note + ".")
+
+
+class TargetTable:
+    """The "Targets" table of a report: one row per target, its verdict PASS, FAIL or n/a (None)."""
+
+    def __init__(self, write):
+        self.write, self.verdicts = write, []
+        write("| Target | Measured (wall) | CPU time | Limit | Result |")
+        write("|---|---|---|---|---|")
+
+    def row(self, name, measured, cpu, limit, ok):
+        self.verdicts.append(ok)
+        res = "n/a" if ok is None else ("PASS" if ok else "**FAIL**")
+        self.write(f"| {name} | {measured} | {cpu} | {limit} | {res} |")
+
+    def passed(self):
+        return sum(1 for v in self.verdicts if v)
+
+    def failed(self):
+        return sum(1 for v in self.verdicts if v is False)
+
+
+def step_time_cells(groups, key):
+    """The cells both packages' step-time tables share, after the mode: each package's median
+    step, ratio (fastest steps' ratio) and CPU ratio, then the overhead factors (wall, CPU)."""
+    g, o = groups.get(("ours", key)), groups.get(("original", key))
+    rg, ro = ratio(groups, "ours", key), ratio(groups, "original", key)
+    rgm, rom = ratio(groups, "ours", key, "min"), ratio(groups, "original", key, "min")
+    rgc, roc = ratio(groups, "ours", key, "cpu_median"), ratio(groups, "original", key, "cpu_median")
+    fac = "—" if key == "none" else f"{factor(rg, ro)}, {factor(rgc, roc)}"
+    return (f"{fmt(g and g['median'])} | {fmt(rg)} ({fmt(rgm)}) | {fmt(rgc)} | "
+            f"{fmt(o and o['median'])} | {fmt(ro)} ({fmt(rom)}) | {fmt(roc)} | {fac}")
+
+
+def dump_mib_cell(groups, key):
+    """Median dump MiB per step, ours and the original's."""
+    g, o = groups.get(("ours", key)), groups.get(("original", key))
+    return (f"{fmt(g and statistics.median(g['dump']) / 2**20, '.2f')}, "
+            f"{fmt(o and statistics.median(o['dump']) / 2**20, '.2f')}")
+
+
 class Runner:
     def __init__(self, args, overlay):
         self.args = args
@@ -121,30 +225,15 @@ class Runner:
         work = os.path.join(self.scratch if scratch is None else scratch, tag)
         cmd = [python, GPT_STEP, "--mode", mode, "--steps", str(steps), "--warmup", str(warmup),
                "--threads", "1", "--dump-dir", work, "--out", out]
-        t0 = time.perf_counter()
-        with open(os.path.join(self.results_dir, "logs", tag + ".log"), "w") as logf:
-            proc = subprocess.run(cmd, env=env, stdout=logf, stderr=subprocess.STDOUT,
-                                  cwd=self.scratch, timeout=self.args.process_timeout)
-        wall = time.perf_counter() - t0
-        dump_bytes = dir_bytes(os.path.join(work, "dump"))
-        shutil.rmtree(work, ignore_errors=True)
-        if dump_bytes > 2**28:
-            os.sync()  # let the next process start without this one's writeback
-        if proc.returncode != 0:
-            log(f"FAILED {tag} (exit {proc.returncode}); see logs/{tag}.log")
+        r = run_step_process(cmd, env, tag, out, work, self.scratch, self.args, pkg, mode != "none")
+        if r is None:
             return None
-        with open(out) as f:
-            r = json.load(f)
-        r.update(pkg=pkg, key=key, rep=rep, wall_s=wall, dump_bytes=dump_bytes,
-                 extra_env=extra_env or {})
-        if pkg != r["package"] and mode != "none":
-            sys.exit(f"{tag}: expected package {pkg}, the process imported {r['package']} "
-                     f"from {r['msprobe_dir']}")
+        r.update(pkg=pkg, key=key, rep=rep, extra_env=extra_env or {})
         self.results.append(r)
         log(f"{tag:30s} median step {statistics.median(r['step_times_s']):7.3f} s "
             f"(cpu {statistics.median(r['step_cpu_s']):6.3f} s)  "
-            f"peak RSS {r['peak_rss_kb'] / 1024:7.0f} MiB  dump {dump_bytes / 2**20:8.1f} MiB  "
-            f"({wall:.0f} s)")
+            f"peak RSS {r['peak_rss_kb'] / 1024:7.0f} MiB  dump {r['dump_bytes'] / 2**20:8.1f} MiB  "
+            f"({r['wall_s']:.0f} s)")
         return r
 
     def wrapper_cost(self, pkg, rep):
@@ -342,15 +431,8 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
       "decided by the in-process wrapper measurement (see below): whole-step runs cannot "
       "resolve 3% here.")
     w("")
-    w("| Target | Measured (wall) | CPU time | Limit | Result |")
-    w("|---|---|---|---|---|")
-    verdicts = []
-
-    def row(name, measured, cpu, limit, ok):
-        verdicts.append(ok)
-        res = "n/a" if ok is None else ("PASS" if ok else "**FAIL**")
-        w(f"| {name} | {measured} | {cpu} | {limit} | {res} |")
-
+    table = TargetTable(w)
+    row, verdicts = table.row, table.verdicts
     wo, wg = wc.get("ours"), wc.get("original")
     # off: the in-process measurement decides; the step ratios are shown for reference.
     r, rc = ratio(groups, "ours", "off"), ratio(groups, "ours", "off", "cpu_median")
@@ -430,10 +512,10 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
                 None)
     # Benchmarks with their own runs (overflow_check, the HTML report, compare): target rows copied.
     for label, stem in SIDE_RUNS:
-        path = os.path.join(ROOT, "bench", stem + ".json")
-        if not os.path.exists(path):
+        side_path = os.path.join(ROOT, "bench", stem + ".json")
+        if not os.path.exists(side_path):
             continue
-        with open(path) as f:
+        with open(side_path) as f:
             side = json.load(f)
         for t in side.get("targets", []):
             row(f"{t['name']} ([{label}]({os.path.join('bench', stem + '.md')}) of "

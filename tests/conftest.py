@@ -1,10 +1,13 @@
 """Shared pytest fixtures: a fresh PrecisionDebugger per test, dump readers, subprocess runner."""
-import json
 import os
-import subprocess
 import sys
 
 import pytest
+
+# Shared helper modules that assert: pytest explains their failures as it does the tests'.
+pytest.register_assert_rewrite("crash_checks", "kill_check", "original_dumps")
+from dump_files import load_dump, load_json, rank_dir  # noqa: E402,F401  (re-exported to the tests)
+from fresh_python import run_fresh_python  # noqa: E402
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -37,32 +40,10 @@ def device_path(request):
     mp.undo()
 
 
-def load_json(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def rank_dir(dump_path, step=0, rank=""):
-    return os.path.join(str(dump_path), f"step{step}", f"rank{rank}")
-
-
-def load_dump(dump_path, step=0, rank=""):
-    d = rank_dir(dump_path, step, rank)
-    return (load_json(os.path.join(d, "dump.json")), load_json(os.path.join(d, "stack.json")),
-            load_json(os.path.join(d, "construct.json")))
-
-
 def run_python(code_or_path, *args, cwd=None, env=None, timeout=300, check=True):
     """Runs Python code (a string) or a script in a fresh interpreter; returns CompletedProcess."""
-    cmd = [sys.executable]
-    cmd += [code_or_path] if os.path.exists(str(code_or_path)) else ["-c", code_or_path]
-    full_env = dict(os.environ, PYTHONPATH=TESTS_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    full_env.update(env or {})
-    r = subprocess.run(cmd + list(args), cwd=cwd, env=full_env, capture_output=True, text=True,
-                       timeout=timeout)
-    if check and r.returncode != 0:
-        raise AssertionError(f"exit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}")
-    return r
+    return run_fresh_python(sys.executable, TESTS_DIR, code_or_path, *args, cwd=cwd, env=env,
+                            timeout=timeout, check=check)
 
 
 def pytest_addoption(parser):

@@ -63,3 +63,25 @@ def verify_killed_dumps(out, kills, tensor_suffix):
                     for n in names[-3:]:
                         store.load(n)  # a complete .pt / .npy file
     return files, torn, records
+
+
+def cut_and_repair(rank, scratch, rng, samples, min_size, ends=False):
+    """Cuts each dump file of the folder `rank` (each longer than `min_size` bytes) at `samples`
+    random offsets (with `ends`, also at 0 and at its full length), repairs each cut in
+    SCRATCH/cut, and checks it holds exactly the records complete before the cut. Returns the
+    number of cuts."""
+    from msprobe import _core
+    cuts = 0
+    for name in DUMP_FILES:
+        full = (rank / name).read_bytes()
+        assert len(full) > min_size, name
+        for cut in sorted(rng.sample(range(len(full)), samples)) + ([0, len(full)] if ends else []):
+            piece = scratch / "cut" / name
+            piece.parent.mkdir(exist_ok=True)
+            piece.write_bytes(full[:cut])
+            expected = complete_records(full[:cut].decode(), kind_of(name))
+            for _, action, message in _core.repair_dump(str(piece)):
+                assert action == "rewritten", message
+            check_repaired(str(piece), *expected, kind_of(name))
+            cuts += 1
+    return cuts

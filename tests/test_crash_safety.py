@@ -1,38 +1,19 @@
 """Nothing lost: after kill -9 the dump.json on disk is parseable and holds every entry completed
 at least a second before the kill; write failures disable the probe, not training."""
 import os
-import signal
-import subprocess
 import sys
-import time
 
 from conftest import TESTS_DIR, load_json, run_python
+from crash_checks import assert_dump_holds_calls, kill_9_after_progress
 
 
 def test_kill_9_keeps_parseable_dump(tmp_path):
     progress = tmp_path / "progress.txt"
     env = dict(os.environ, PYTHONPATH=TESTS_DIR)
-    proc = subprocess.Popen([sys.executable, f"{TESTS_DIR}/scripts/kill_target.py", str(progress)],
-                            cwd=tmp_path, env=env, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if progress.exists() and len(progress.read_text().splitlines()) >= 60:
-            break
-        time.sleep(0.1)
-    time.sleep(1.5)
-    kill_time = time.time()
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    done = [line.split() for line in progress.read_text().splitlines()]
-    must_have = [int(i) for i, t in done if float(t) < kill_time - 1.0]
+    must_have = kill_9_after_progress([sys.executable, f"{TESTS_DIR}/scripts/kill_target.py", str(progress)],
+                                      progress, 60, tmp_path, env, timeout=120)
     assert len(must_have) >= 60
-    dump = load_json(tmp_path / "dump" / "step0" / "rank" / "dump.json")   # parseable as is
-    data = dump["data"]
-    for i in must_have:
-        assert f"Functional.linear.{i}.forward" in data, i
-        assert f"Functional.linear.{i}.backward" in data, i
-    stack = load_json(tmp_path / "dump" / "step0" / "rank" / "stack.json")
-    assert f"Functional.linear.{must_have[-1]}.forward" in stack
+    assert_dump_holds_calls(tmp_path / "dump" / "step0" / "rank", "Functional.linear", must_have)
 
 
 FULL_DISK = r"""

@@ -3,13 +3,13 @@ with torch's reductions and handed to the core as numbers must give the host pat
 host copies must hold the values of the moment a tensor was recorded; reads happen in batches,
 late, without changing what is recorded. (The whole dump matrix also runs through this path:
 conftest.device_path, used by test_dump_pytorch, test_fidelity and test_parity_original.)"""
-import math
 import os
 import struct
 
 import pytest
 import torch
 from conftest import FORCE_DEVICE_ENV, load_dump, rank_dir
+from dump_files import same_statistic
 
 from msprobe import _core
 from msprobe.core import device_path
@@ -78,14 +78,6 @@ def device_stats_of(tensors):
     return out
 
 
-def same(a, b, rel):
-    if a is None or isinstance(a, bool) or isinstance(a, int):
-        return a == b and type(a) is type(b)
-    if math.isnan(b):
-        return isinstance(a, float) and math.isnan(a)
-    return isinstance(a, float) and math.isclose(a, b, rel_tol=rel, abs_tol=0)
-
-
 @pytest.mark.parametrize("name,t", list(zoo()), ids=[n for n, _ in zoo()])
 def test_device_numbers_give_the_host_record(name, t):
     (dev,) = device_stats_of([t])
@@ -98,7 +90,7 @@ def test_device_numbers_give_the_host_record(name, t):
                                                                    torch.complex128) else 0
         if key in ("Mean", "Norm") and t.dtype in (torch.float64, torch.complex128):
             rel = 1e-12
-        assert same(dev[key], h, rel), (name, key, dev[key], h)
+        assert same_statistic(dev[key], h, rel), (name, key, dev[key], h)
 
 
 def test_many_tensors_in_one_batch_keep_their_order():

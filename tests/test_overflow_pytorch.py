@@ -16,6 +16,15 @@ import sys
 import pytest
 import torch
 from conftest import TESTS_DIR, load_json, run_python
+from dump_files import step_dirs
+from original_dumps import (
+    assert_same_construct_and_stack,
+    case_runs,
+    line_of,
+    matching_tensor_records,
+    original_tensor_files,
+    same_stat,
+)
 
 OVERFLOW_DIR = os.path.join(TESTS_DIR, "overflow")
 MODEL = os.path.join(OVERFLOW_DIR, "overflow_model.py")
@@ -26,63 +35,27 @@ with open(os.path.join(OVERFLOW_DIR, "cases.json")) as _f:
 
 def model_line(text):
     """Line number of `text` in overflow_model.py."""
-    with open(MODEL) as f:
-        for n, line in enumerate(f, 1):
-            if text in line:
-                return n
-    raise AssertionError(text)
+    return line_of(MODEL, text)
 
 
-def tensors(node, path=""):
-    if isinstance(node, dict):
-        if "dtype" in node and "shape" in node:
-            yield path, node
-        else:
-            for k, v in node.items():
-                yield from tensors(v, f"{path}.{k}")
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from tensors(v, f"{path}.{i}")
-
-
-def same_stat(ours, orig, dtype):
-    if orig is None or isinstance(orig, bool):
-        return ours == orig and type(ours) is type(orig)
-    if isinstance(orig, float) and math.isnan(orig):
-        return isinstance(ours, float) and math.isnan(ours)
-    if type(ours) is not type(orig):
-        return False
-    # The original computes fp16/bf16 Mean and Norm in that dtype; we accumulate in double
-    # (docs/compatibility.md), so allow half-precision rounding there. Max/Min are exact.
-    rtol = 2e-3 if dtype in ("torch.float16", "torch.bfloat16") else 1e-6
-    return ours == orig or math.isclose(ours, orig, rel_tol=rtol, abs_tol=1e-7)
-
-
-def steps_of(root):
-    return sorted(d for d in os.listdir(root) if d.startswith("step"))
+def stat_tolerance(dtype):
+    """The original computes fp16/bf16 Mean and Norm in that dtype; we accumulate in double
+    (docs/compatibility.md), so allow half-precision rounding there. Max/Min are exact."""
+    return 2e-3 if dtype in ("torch.float16", "torch.bfloat16") else 1e-6
 
 
 def losses(stdout):
     return [ln for ln in stdout.splitlines() if ln.startswith(("step ", "params "))]
 
 
-def run_case(name, work, *extra):
-    case = CASES[name]
-    (work / "config.json").write_text(json.dumps(case["config"]))
-    return run_python(MODEL, "--config", "config.json", *case["args"], *extra, cwd=work)
-
-
-_RUNS = {}
-
-
 @pytest.fixture(scope="module")
 def run_of(tmp_path_factory):
     """run_of(case name) -> (dump folder, CompletedProcess): each case runs once per module."""
+    runs = case_runs(tmp_path_factory, CASES, MODEL, run_python)
+
     def get(name):
-        if name not in _RUNS:
-            work = tmp_path_factory.mktemp(name)
-            _RUNS[name] = (work / "dump", run_case(name, work))
-        return _RUNS[name]
+        work, r = runs(name)
+        return work / "dump", r
     return get
 
 
@@ -116,34 +89,24 @@ def test_training_unchanged_by_the_probe(run_of, tmp_path):
 def test_same_entries_records_and_files_as_original(dumped):
     name, ours_root, _ = dumped
     orig_root = os.path.join(FIXTURES, name)
-    assert steps_of(ours_root) == steps_of(orig_root)
-    for step in steps_of(orig_root):
+    assert step_dirs(ours_root) == step_dirs(orig_root)
+    for step in step_dirs(orig_root):
         ours_dir, orig_dir = os.path.join(ours_root, step, "rank"), os.path.join(orig_root, step, "rank")
         ours, orig = load_json(os.path.join(ours_dir, "dump.json")), load_json(os.path.join(orig_dir, "dump.json"))
         for key in ("task", "level", "framework", "dump_data_dir"):
             assert ours[key] == orig[key], key
         assert set(ours["data"]) == set(orig["data"])
-        for entry, value in orig["data"].items():
-            mine = ours["data"][entry]
-            assert list(mine) == list(value), entry
-            ot, mt = dict(tensors(value)), dict(tensors(mine))
-            assert set(ot) == set(mt), entry
-            for path, t in ot.items():
-                u = mt[path]
-                assert list(u) == list(t), (entry, path)
-                for key in ("dtype", "shape", "requires_grad", "data_name",
-                            "Max_except_inf_nan", "Min_except_inf_nan"):
-                    assert same_stat(u.get(key), t.get(key), None) if "except" in key \
-                        else u.get(key) == t.get(key), (entry, path, key)
-                for key in ("Max", "Min", "Mean", "Norm"):
-                    assert same_stat(u[key], t[key], t["dtype"]), (entry, path, key, u[key], t[key])
-        assert load_json(os.path.join(ours_dir, "construct.json")) == \
-            load_json(os.path.join(orig_dir, "construct.json"))
+        for entry, path, u, t in matching_tensor_records(ours["data"], orig["data"]):
+            for key in ("dtype", "shape", "requires_grad", "data_name",
+                        "Max_except_inf_nan", "Min_except_inf_nan"):
+                assert same_stat(u.get(key), t.get(key)) if "except" in key \
+                    else u.get(key) == t.get(key), (entry, path, key)
+            for key in ("Max", "Min", "Mean", "Norm"):
+                assert same_stat(u[key], t[key], stat_tolerance(t["dtype"])), (entry, path, key, u[key], t[key])
         # 1.2.1 writes the stack of every forward call, overflowing or not.
-        assert list(load_json(os.path.join(ours_dir, "stack.json"))) == \
-            list(load_json(os.path.join(orig_dir, "stack.json")))
-        with open(os.path.join(orig_dir, "tensor_files.txt")) as f:
-            assert sorted(os.listdir(os.path.join(ours_dir, "dump_tensor_data"))) == f.read().split()
+        assert_same_construct_and_stack(ours_dir, orig_dir, stack_keys=list)
+        data_dir = os.path.join(ours_dir, "dump_tensor_data")
+        assert sorted(os.listdir(data_dir)) == original_tensor_files(orig_dir, data_dir)
 
 
 def test_tensor_files_hold_the_overflow(l1_all):
@@ -163,7 +126,7 @@ def test_tensor_files_hold_the_overflow(l1_all):
 
 def test_limit_ends_the_dump(run_of):
     root, r = run_of("L1_nums3")
-    assert steps_of(root) == ["step0"]  # the next start() ends the service, as in 1.2.1
+    assert step_dirs(root) == ["step0"]  # the next start() ends the service, as in 1.2.1
     assert len(load_json(root / "step0" / "rank" / "dump.json")["data"]) == 3
     summary = load_json(root / "step0" / "rank" / "overflow_summary.json")
     assert summary["limit_reached"] and summary["overflows_in_run"] == 3 and summary["overflow_nums"] == 3

@@ -8,8 +8,8 @@ import os
 import random
 
 from conftest import TESTS_DIR, run_python
-from kill_check import DUMP_FILES, verify_killed_dumps
-from torn_json import check_repaired, complete_records, is_torn, kind_of, raw_names
+from kill_check import DUMP_FILES, cut_and_repair, verify_killed_dumps
+from torn_json import is_torn, kind_of, raw_names
 
 
 def test_kill_9_at_random_moments_then_repair(tmp_path):
@@ -43,27 +43,12 @@ dbg.step()
 
 
 def test_large_dump_cut_at_random_offsets_then_repaired(tmp_path):
-    from msprobe import _core
     run_python(MAKE_DUMP.format(scripts=os.path.join(TESTS_DIR, "scripts")), cwd=tmp_path)
     rank = tmp_path / "dump" / "step0" / "rank"
     for name in DUMP_FILES:  # finished files name each record once
         names = raw_names((rank / name).read_text(), kind_of(name))
         assert len(names) == len(set(names)), name
-    rng = random.Random(7)
-    cuts = 0
-    for name in DUMP_FILES:
-        full = (rank / name).read_bytes()
-        assert len(full) > 20000, name
-        for cut in sorted(rng.sample(range(len(full)), 40)) + [0, len(full)]:
-            piece = tmp_path / "cut" / name
-            piece.parent.mkdir(exist_ok=True)
-            piece.write_bytes(full[:cut])
-            expected = complete_records(full[:cut].decode(), kind_of(name))
-            for _, action, message in _core.repair_dump(str(piece)):
-                assert action == "rewritten", message
-            check_repaired(str(piece), *expected, kind_of(name))
-            cuts += 1
-    assert cuts == 3 * 42
+    assert cut_and_repair(rank, tmp_path, random.Random(7), 40, 20000, ends=True) == 3 * 42
 
 
 # ---- msprobe repair, and repair by a new PrecisionDebugger -----------------------------------

@@ -13,29 +13,16 @@
 #include "msprobe/base/error.h"
 #include "msprobe/check/api_precision_compare.h"
 #include "msprobe/check/csv_table.h"
+#include "test_files.h"
 
 using namespace msprobe;
 using namespace msprobe::check;
 
 namespace {
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/msprobe_check_XXXXXX";
-  const char* d = mkdtemp(tmpl);
-  return d ? d : "/tmp";
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using msprobe::test::read_file;
+using msprobe::test::temp_dir;
+using msprobe::test::write_file;
 
 std::string error_of(const std::string& text) {
   try {
@@ -106,7 +93,7 @@ TEST(CheckCsv, WriterQuotesLikePythonCsv) {
 }
 
 TEST(CheckApiPrecisionCompare, EndToEnd) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("msprobe_check");
   const std::string npu = dir + "/npu.csv", gpu = dir + "/gpu.csv";
   write_file(npu, std::string("\xEF\xBB\xBF") + kHeader +
                       bench_row("Functional.gelu.0.forward.output.0", "torch.float16", "0.004") +
@@ -148,7 +135,7 @@ TEST(CheckApiPrecisionCompare, EndToEnd) {
 }
 
 TEST(CheckApiPrecisionCompare, MissingColumnsIsOneLine) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("msprobe_check");
   const std::string npu = dir + "/npu.csv";
   write_file(npu, "API Name,DEVICE Dtype\nx,torch.float32\n");
   PrecisionCompareConfig cfg;
@@ -168,7 +155,7 @@ TEST(CheckApiPrecisionCompare, MissingColumnsIsOneLine) {
 }
 
 TEST(CheckApiPrecisionCompare, InputPathChecks) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("msprobe_check");
   write_file(dir + "/a.csv", "x\n");
   write_file(dir + "/a.txt", "x\n");
   EXPECT_NO_THROW(check_input_csv_path(dir + "/a.csv", "-npu"));
@@ -187,7 +174,7 @@ TEST(CheckApiPrecisionCompare, InputPathChecks) {
 TEST(CheckApiPrecisionCompare, MutatedInputsNeverCrash) {
   // Random byte edits of a valid pair (quotes, commas, line breaks, truncation, junk): each run
   // either succeeds or throws a one-line FileError / InvalidInput.
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("msprobe_check");
   std::string base = std::string("\xEF\xBB\xBF") + kHeader;
   const char* dtypes[] = {"torch.float16", "torch.bfloat16", "torch.float32",
                           "torch.float64", "torch.int64",    " "};

@@ -11,25 +11,16 @@
 #include "msprobe/check/number_format.h"
 #include "msprobe/check/output_compare.h"
 #include "msprobe/check/standards.h"
+#include "tensor_views.h"
 
 using namespace msprobe;
 using namespace msprobe::check;
 
 namespace {
 
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-template <typename T>
-TensorView view(const std::vector<T>& v, DType d, std::vector<int64_t> shape = {},
-                std::vector<int64_t> strides = {}) {
-  TensorView t;
-  t.data = v.data();
-  t.dtype = d;
-  t.shape = shape.empty() ? std::vector<int64_t>{(int64_t)v.size()} : shape;
-  t.strides = strides;
-  return t;
-}
+using msprobe::test::kInf;
+using msprobe::test::kNaN;
+using msprobe::test::view_of;
 
 std::vector<uint16_t> half(const std::vector<float>& v) {
   std::vector<uint16_t> h;
@@ -94,7 +85,7 @@ TEST(CheckMetrics, BenchmarkHandComputed) {
   // spec §9 test_algorithm: b = fp16 [1, 1, 9], d = [5, 2, 1]
   const auto b = half({1, 1, 9}), d = half({5, 2, 1});
   FloatMetrics m =
-      compute_float_metrics(view(b, DType::kFloat16), view(d, DType::kFloat16), Standard::kBenchmark);
+      compute_float_metrics(view_of(b, DType::kFloat16), view_of(d, DType::kFloat16), Standard::kBenchmark);
   EXPECT_EQ(m.max_abs_err.value, 8.0);
   EXPECT_EQ(m.max_abs_err.kind, NumKind::kFloat16);
   EXPECT_NEAR(m.rmse.value, 5.196, 1e-3);
@@ -112,7 +103,7 @@ TEST(CheckMetrics, SmallValueErrorRatio) {
   const std::vector<double> b = {1e-7, 2e-7, 0.5, 1.0};
   const std::vector<float> d = {(float)1e-7, (float)(2e-7 + 1e-8), 0.5f, 1.0f};
   FloatMetrics m =
-      compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kBenchmark);
+      compute_float_metrics(view_of(b, DType::kFloat64), view_of(d, DType::kFloat32), Standard::kBenchmark);
   EXPECT_DOUBLE_EQ(m.small_value_err_ratio.value, 0.5);
   EXPECT_EQ(m.max_rel_err.value, 0.0);  // the two normal values are exact
   EXPECT_EQ(m.max_rel_err.kind, NumKind::kFloat64);
@@ -122,8 +113,8 @@ TEST(CheckMetrics, AbsoluteThresholdInfNan) {
   // spec §2.4: [1,inf,nan,inf,2] vs [1,inf,nan,3,inf] -> 0.25 (only b=2, d=inf fails)
   const std::vector<double> b = {1, kInf, kNaN, kInf, 2};
   const std::vector<float> d = {1, (float)kInf, (float)kNaN, 3, (float)kInf};
-  FloatMetrics m =
-      compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kAbsoluteThreshold);
+  FloatMetrics m = compute_float_metrics(view_of(b, DType::kFloat64), view_of(d, DType::kFloat32),
+                                         Standard::kAbsoluteThreshold);
   EXPECT_DOUBLE_EQ(m.inf_nan_error_ratio.value, 0.25);
   EXPECT_EQ(m.rel_err_ratio.value, 0.0);
   EXPECT_EQ(m.abs_err_ratio.kind, NumKind::kInt);  // no small values
@@ -138,7 +129,7 @@ TEST(CheckMetrics, AbsoluteThresholdRelAndAbs) {
   // bf16 device: rtol 2^-8; small |b| <= 2^-10 with atol 1e-16
   const std::vector<float> b = {1.0f, 2.0f, 1e-4f, 0.0f};
   const auto d = bf16({1.0f + 1.0f / 64, 2.0f, 1e-4f, 0.0f});
-  FloatMetrics m = compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kBFloat16),
+  FloatMetrics m = compute_float_metrics(view_of(b, DType::kFloat32), view_of(d, DType::kBFloat16),
                                          Standard::kAbsoluteThreshold);
   EXPECT_DOUBLE_EQ(m.rel_err_ratio.value, 0.5);  // 1/64 > 2^-8 fails, exact 2 passes
   // bf16(1e-4) differs from the fp32 1e-4: a small-value error at atol 1e-16
@@ -151,7 +142,7 @@ TEST(CheckMetrics, UlpGoldens) {
     const std::vector<double> b = {2.0};
     const std::vector<float> d = {2.0001f};
     FloatMetrics m =
-        compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kUlp);
+        compute_float_metrics(view_of(b, DType::kFloat64), view_of(d, DType::kFloat32), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.max_ulp_err.value, 419.0);
     EXPECT_EQ(m.max_ulp_err.kind, NumKind::kFloat64);
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 1.0);
@@ -160,7 +151,7 @@ TEST(CheckMetrics, UlpGoldens) {
     const std::vector<float> b = {2.0f};
     const auto d = half({2.001f});
     FloatMetrics m =
-        compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kFloat16), Standard::kUlp);
+        compute_float_metrics(view_of(b, DType::kFloat32), view_of(d, DType::kFloat16), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.max_ulp_err.value, 1.0);
     EXPECT_EQ(m.max_ulp_err.kind, NumKind::kFloat32);
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 0.0);  // not > 1
@@ -169,14 +160,14 @@ TEST(CheckMetrics, UlpGoldens) {
     const std::vector<float> b = {1.0f};
     const auto d = bf16({1.0f + 1.0f / 128});
     FloatMetrics m =
-        compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kBFloat16), Standard::kUlp);
+        compute_float_metrics(view_of(b, DType::kFloat32), view_of(d, DType::kBFloat16), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.max_ulp_err.value, 1.0);
   }
   {  // fp32 proportion with [T-1, T+1, T-1], T = 32 -> 1/3; a zero bench uses exponent 0
     const std::vector<double> b = {1.0, 1.0, 0.0};
     const std::vector<float> d = {1.0f + 31 * 0x1p-23f, 1.0f + 33 * 0x1p-23f, 31 * 0x1p-23f};
     FloatMetrics m =
-        compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kUlp);
+        compute_float_metrics(view_of(b, DType::kFloat64), view_of(d, DType::kFloat32), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 1.0 / 3);
     EXPECT_DOUBLE_EQ(m.max_ulp_err.value, 33.0);
     EXPECT_NEAR(m.mean_ulp_err.value, 95.0 / 3, 1e-12);
@@ -185,7 +176,7 @@ TEST(CheckMetrics, UlpGoldens) {
     const std::vector<float> b = {1.0f, 1.0f, 4.0f};
     const auto d = half({1.0f, 1.0f + 2 * 0x1p-10f, 4.0f});
     FloatMetrics m =
-        compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kFloat16), Standard::kUlp);
+        compute_float_metrics(view_of(b, DType::kFloat32), view_of(d, DType::kFloat16), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 1.0 / 3);
   }
 }
@@ -195,7 +186,7 @@ TEST(CheckMetrics, UlpEdgeCases) {
     const std::vector<float> b = {0x1p-125f, 1.0f};
     const auto d = bf16({0x1p-125f * 1.5f, 1.0f});
     FloatMetrics m =
-        compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kBFloat16), Standard::kUlp);
+        compute_float_metrics(view_of(b, DType::kFloat32), view_of(d, DType::kBFloat16), Standard::kUlp);
     EXPECT_TRUE(std::isinf(m.max_ulp_err.value));
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 0.5);
   }
@@ -203,14 +194,14 @@ TEST(CheckMetrics, UlpEdgeCases) {
     const std::vector<float> b = {0x1p-20f};
     const auto d = half({0x1p-20f + 0x1p-24f});
     FloatMetrics m =
-        compute_float_metrics(view(b, DType::kFloat32), view(d, DType::kFloat16), Standard::kUlp);
+        compute_float_metrics(view_of(b, DType::kFloat32), view_of(d, DType::kFloat16), Standard::kUlp);
     EXPECT_DOUBLE_EQ(m.max_ulp_err.value, 1.0);  // 2^-24 * 2^(10+14)
   }
   {  // NaN bench -> NaN max and mean; inf bench -> NaN
     const std::vector<double> b = {kNaN, 1.0};
     const std::vector<float> d = {1.0f, 1.0f};
     FloatMetrics m =
-        compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kUlp);
+        compute_float_metrics(view_of(b, DType::kFloat64), view_of(d, DType::kFloat32), Standard::kUlp);
     EXPECT_TRUE(std::isnan(m.max_ulp_err.value));
     EXPECT_TRUE(std::isnan(m.mean_ulp_err.value));
     EXPECT_DOUBLE_EQ(m.ulp_err_proportion.value, 0.0);
@@ -222,7 +213,7 @@ TEST(CheckMetrics, RelativeIndicators) {
   const std::vector<double> b = {1, 1, 1, 1};
   const std::vector<float> d = {1.0005f, 1.002f, 1.003f, 1.0008f};
   FloatMetrics m =
-      compute_float_metrics(view(b, DType::kFloat64), view(d, DType::kFloat32), Standard::kThousandth);
+      compute_float_metrics(view_of(b, DType::kFloat64), view_of(d, DType::kFloat32), Standard::kThousandth);
   EXPECT_DOUBLE_EQ(m.thousandth.value, 0.5);
   EXPECT_DOUBLE_EQ(m.rel_err_thousandth.value, 0.5);
   EXPECT_DOUBLE_EQ(m.hundredth.value, 1.0);
@@ -230,55 +221,55 @@ TEST(CheckMetrics, RelativeIndicators) {
   // NaN relative errors count as "not below"
   const std::vector<double> b2 = {kNaN, 1};
   const std::vector<float> d2 = {1, 1};
-  FloatMetrics m2 =
-      compute_float_metrics(view(b2, DType::kFloat64), view(d2, DType::kFloat32), Standard::kThousandth);
+  FloatMetrics m2 = compute_float_metrics(view_of(b2, DType::kFloat64), view_of(d2, DType::kFloat32),
+                                          Standard::kThousandth);
   EXPECT_DOUBLE_EQ(m2.thousandth.value, 0.5);
 }
 
 TEST(CheckMetrics, BinaryErrorRate) {
   const std::vector<uint8_t> b = {1, 0, 1, 0}, d = {1, 0, 0, 0};
-  EXPECT_DOUBLE_EQ(binary_error_rate(view(b, DType::kBool), view(d, DType::kBool)), 0.25);
+  EXPECT_DOUBLE_EQ(binary_error_rate(view_of(b, DType::kBool), view_of(d, DType::kBool)), 0.25);
   const std::vector<int64_t> i64 = {1, 2, 3};
   const std::vector<int32_t> i32 = {1, 2, 4};
-  EXPECT_DOUBLE_EQ(binary_error_rate(view(i64, DType::kInt64), view(i32, DType::kInt32)), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(binary_error_rate(view_of(i64, DType::kInt64), view_of(i32, DType::kInt32)), 1.0 / 3);
   const std::vector<float> f = {1.0f, (float)kNaN};
-  EXPECT_DOUBLE_EQ(binary_error_rate(view(f, DType::kFloat32), view(f, DType::kFloat32)), 0.5);
+  EXPECT_DOUBLE_EQ(binary_error_rate(view_of(f, DType::kFloat32), view_of(f, DType::kFloat32)), 0.5);
 }
 
 TEST(CheckMetrics, Cosine) {
   const std::vector<float> v = {1, 2, 3};
-  CosineResult c = cosine_similarity(view(v, DType::kFloat32), view(v, DType::kFloat32));
+  CosineResult c = cosine_similarity(view_of(v, DType::kFloat32), view_of(v, DType::kFloat32));
   EXPECT_TRUE(c.has_value);
   EXPECT_DOUBLE_EQ(c.value, 1.0);
   EXPECT_TRUE(c.pass);
   const std::vector<float> z = {0, 0, 0};
-  c = cosine_similarity(view(z, DType::kFloat32), view(z, DType::kFloat32));
+  c = cosine_similarity(view_of(z, DType::kFloat32), view_of(z, DType::kFloat32));
   EXPECT_FALSE(c.has_value);
   EXPECT_TRUE(c.pass);
   EXPECT_EQ(c.message, "All the data in device and bench outputs are zero.");
-  c = cosine_similarity(view(v, DType::kFloat32), view(z, DType::kFloat32));
+  c = cosine_similarity(view_of(v, DType::kFloat32), view_of(z, DType::kFloat32));
   EXPECT_FALSE(c.pass);
   EXPECT_EQ(c.message, "All the data is zero in device dump data.");
-  c = cosine_similarity(view(z, DType::kFloat32), view(v, DType::kFloat32));
+  c = cosine_similarity(view_of(z, DType::kFloat32), view_of(v, DType::kFloat32));
   EXPECT_FALSE(c.pass);
   EXPECT_EQ(c.message, "All the data is zero in bench dump data.");
   const std::vector<float> one = {5};
-  c = cosine_similarity(view(one, DType::kFloat32), view(one, DType::kFloat32));
+  c = cosine_similarity(view_of(one, DType::kFloat32), view_of(one, DType::kFloat32));
   EXPECT_FALSE(c.has_value);
   EXPECT_TRUE(c.pass);
   EXPECT_EQ(c.message,
             "All the data in device dump data is scalar. Please refer to other compare algorithms.");
   const std::vector<float> opp = {-1, -2, -3};
-  c = cosine_similarity(view(v, DType::kFloat32), view(opp, DType::kFloat32));
+  c = cosine_similarity(view_of(v, DType::kFloat32), view_of(opp, DType::kFloat32));
   EXPECT_DOUBLE_EQ(c.value, -1.0);
   EXPECT_FALSE(c.pass);
   // float64 data whose squares overflow: the scaled second pass gives the right answer
   const std::vector<double> big = {1e200, 2e200, 3e200};
-  c = cosine_similarity(view(big, DType::kFloat64), view(big, DType::kFloat64));
+  c = cosine_similarity(view_of(big, DType::kFloat64), view_of(big, DType::kFloat64));
   EXPECT_NEAR(c.value, 1.0, 1e-15);
   // max |x| <= 2.22e-16 counts as all-zero data (1.2.1 compares with float eps)
   const std::vector<double> tiny = {1e-300, 2e-300, 3e-300};
-  c = cosine_similarity(view(tiny, DType::kFloat64), view(tiny, DType::kFloat64));
+  c = cosine_similarity(view_of(tiny, DType::kFloat64), view_of(tiny, DType::kFloat64));
   EXPECT_FALSE(c.has_value);
   EXPECT_EQ(c.message, "All the data in device and bench outputs are zero.");
 }
@@ -289,14 +280,14 @@ TEST(CheckMetrics, StridedViewsMatchContiguous) {
   std::vector<float> dev(base.size());
   for (size_t i = 0; i < base.size(); ++i) dev[i] = base[i] * 1.001f + 1e-4f;
   // transposed views vs their contiguous copies
-  TensorView bt = view(base, DType::kFloat32, {7, 6}, {1, 7});
-  TensorView dt = view(dev, DType::kFloat32, {7, 6}, {1, 7});
+  TensorView bt = view_of(base, DType::kFloat32, {7, 6}, {1, 7});
+  TensorView dt = view_of(dev, DType::kFloat32, {7, 6}, {1, 7});
   std::vector<float> bc(base.size()), dc(dev.size());
   bt.copy_contiguous(bc.data());
   dt.copy_contiguous(dc.data());
   FloatMetrics a = compute_float_metrics(bt, dt, Standard::kBenchmark);
-  FloatMetrics b = compute_float_metrics(view(bc, DType::kFloat32, {7, 6}), view(dc, DType::kFloat32, {7, 6}),
-                                         Standard::kBenchmark);
+  FloatMetrics b = compute_float_metrics(view_of(bc, DType::kFloat32, {7, 6}),
+                                         view_of(dc, DType::kFloat32, {7, 6}), Standard::kBenchmark);
   EXPECT_EQ(a.rmse.value, b.rmse.value);
   EXPECT_EQ(a.max_rel_err.value, b.max_rel_err.value);
   EXPECT_EQ(a.mean_rel_err.value, b.mean_rel_err.value);
@@ -306,11 +297,12 @@ TEST(CheckMetrics, StridedViewsMatchContiguous) {
 TEST(CheckMetrics, RejectsBadInput) {
   const std::vector<float> a = {1, 2}, b = {1, 2, 3};
   EXPECT_THROW(
-      compute_float_metrics(view(a, DType::kFloat32), view(b, DType::kFloat32), Standard::kBenchmark),
+      compute_float_metrics(view_of(a, DType::kFloat32), view_of(b, DType::kFloat32), Standard::kBenchmark),
       InvalidInput);
   const std::vector<int64_t> i = {1, 2};
-  EXPECT_THROW(compute_float_metrics(view(i, DType::kInt64), view(a, DType::kFloat32), Standard::kBenchmark),
-               InvalidInput);
+  EXPECT_THROW(
+      compute_float_metrics(view_of(i, DType::kInt64), view_of(a, DType::kFloat32), Standard::kBenchmark),
+      InvalidInput);
 }
 
 TEST(CheckOutput, OldChainVerdicts) {
@@ -319,7 +311,7 @@ TEST(CheckOutput, OldChainVerdicts) {
   const std::vector<float> b = {1, 2, 3};
   auto run16 = [&](std::vector<float> d) {
     const auto h = half(d);
-    return compare_output_tensor("gelu", view(b, DType::kFloat32), view(h, DType::kFloat16));
+    return compare_output_tensor("gelu", view_of(b, DType::kFloat32), view_of(h, DType::kFloat16));
   };
   EXPECT_EQ(run16({1.1f, 2.1f, 3.1f}).status, Status::kError);
   OutputCompareResult p = run16({1.0001f, 2.0001f, 3.0001f});
@@ -335,7 +327,7 @@ TEST(CheckOutput, OldChainVerdicts) {
   const std::vector<double> b64 = {1, 2, 3};
   const std::vector<float> d32 = {1.01f, 2.01f, 3.01f};
   OutputCompareResult e =
-      compare_output_tensor("gelu", view(b64, DType::kFloat64), view(d32, DType::kFloat32));
+      compare_output_tensor("gelu", view_of(b64, DType::kFloat64), view_of(d32, DType::kFloat32));
   EXPECT_EQ(e.status, Status::kError);
   EXPECT_TRUE(e.ten_thousandth.set);
   EXPECT_FALSE(e.hundredth.set);
@@ -343,7 +335,7 @@ TEST(CheckOutput, OldChainVerdicts) {
   const std::vector<double> same64 = {0.5, -1.5, 2.5, 3.5};
   const std::vector<float> same32 = {0.5f, -1.5f, 2.5f, 3.5f};
   OutputCompareResult s =
-      compare_output_tensor("softmax", view(same64, DType::kFloat64), view(same32, DType::kFloat32));
+      compare_output_tensor("softmax", view_of(same64, DType::kFloat64), view_of(same32, DType::kFloat32));
   EXPECT_EQ(s.status, Status::kPass);
   const auto cells = s.detail_cells();
   ASSERT_EQ(cells.size(), 22u);
@@ -360,27 +352,29 @@ TEST(CheckOutput, OldChainVerdicts) {
 
 TEST(CheckOutput, IntsShapesAndDtypes) {
   const std::vector<int64_t> a = {1, 2, 3}, b = {1, 2, 4};
-  OutputCompareResult r = compare_output_tensor("argmax", view(a, DType::kInt64), view(b, DType::kInt64));
+  OutputCompareResult r =
+      compare_output_tensor("argmax", view_of(a, DType::kInt64), view_of(b, DType::kInt64));
   EXPECT_EQ(r.status, Status::kError);
   EXPECT_DOUBLE_EQ(r.error_rate.value, 1.0 / 3);
   EXPECT_EQ(r.message, "Compare algorithm is not supported for int64 data. Only judged by Error Rate.\n");
   const std::vector<float> f6(6, 1.0f);
-  r = compare_output_tensor("add", view(f6, DType::kFloat32, {2, 3}), view(f6, DType::kFloat32, {3, 2}));
+  r = compare_output_tensor("add", view_of(f6, DType::kFloat32, {2, 3}),
+                            view_of(f6, DType::kFloat32, {3, 2}));
   EXPECT_EQ(r.status, Status::kError);
   EXPECT_EQ(r.message, "The shape of benchtorch.Size([2, 3]) and nputorch.Size([3, 2]) not equal.");
   const std::vector<int8_t> i8 = {1, 2};
-  r = compare_output_tensor("add", view(i8, DType::kInt8), view(i8, DType::kInt8));
+  r = compare_output_tensor("add", view_of(i8, DType::kInt8), view_of(i8, DType::kInt8));
   EXPECT_EQ(r.message, "Bench out dtype is int8 but npu output dtype is int8, cannot compare.");
   const std::vector<float> f2 = {1, 2};
   const std::vector<int64_t> i2 = {1, 2};
-  r = compare_output_tensor("add", view(f2, DType::kFloat32), view(i2, DType::kInt64));
+  r = compare_output_tensor("add", view_of(f2, DType::kFloat32), view_of(i2, DType::kInt64));
   EXPECT_EQ(r.message, "Bench out dtype is float32 but npu output dtype is int64, cannot compare.");
   const std::vector<float> none;
-  r = compare_output_tensor("add", view(none, DType::kFloat32, {0}), view(none, DType::kFloat32, {0}));
+  r = compare_output_tensor("add", view_of(none, DType::kFloat32, {0}), view_of(none, DType::kFloat32, {0}));
   EXPECT_EQ(r.message, "There is not bench calculation result.");
   // float64 device: no new standard, message first
   const std::vector<double> d64 = {1, 2, 3};
-  r = compare_output_tensor("add", view(d64, DType::kFloat64), view(d64, DType::kFloat64));
+  r = compare_output_tensor("add", view_of(d64, DType::kFloat64), view_of(d64, DType::kFloat64));
   EXPECT_EQ(r.status, Status::kPass);
   EXPECT_EQ(r.message.rfind("The data type torch.float64 is not supported for new precision standard.\n", 0),
             0u);
@@ -400,15 +394,15 @@ TEST(CheckOutput, MergeAnyErrorWins) {
 TEST(CheckOutput, Dropout) {
   std::vector<float> a(120, 1.0f), b(120, 1.0f);
   for (int i = 0; i < 60; ++i) a[i] = b[i] = 0;
-  EXPECT_EQ(compare_dropout(view(a, DType::kFloat32), view(b, DType::kFloat32)).status, Status::kPass);
+  EXPECT_EQ(compare_dropout(view_of(a, DType::kFloat32), view_of(b, DType::kFloat32)).status, Status::kPass);
   std::vector<float> ones(120, 1.0f);
-  DropoutResult r = compare_dropout(view(a, DType::kFloat32), view(ones, DType::kFloat32));
+  DropoutResult r = compare_dropout(view_of(a, DType::kFloat32), view_of(ones, DType::kFloat32));
   EXPECT_EQ(r.status, Status::kError);
   EXPECT_EQ(r.value, 0);
   std::vector<float> c(100, 1.0f), d(100, 1.0f);
   for (int i = 0; i < 67; ++i) c[i] = 0;
   for (int i = 0; i < 34; ++i) d[i] = 0;
-  EXPECT_EQ(compare_dropout(view(c, DType::kFloat32), view(d, DType::kFloat32)).status, Status::kError);
+  EXPECT_EQ(compare_dropout(view_of(c, DType::kFloat32), view_of(d, DType::kFloat32)).status, Status::kError);
 }
 
 TEST(CheckFormat, Numbers) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "../src/compare/compare_const.h"
 #include "msprobe/compare/divergence.h"
 #include "msprobe/compare/row_name.h"
 #include "msprobe/format/json_value.h"
@@ -14,17 +15,9 @@ using namespace msprobe::compare;
 
 namespace {
 
-const std::vector<std::string> kStatsHeader = {
-    "NPU Name",         "Bench Name",         "NPU Dtype",      "Bench Dtype",
-    "NPU Tensor Shape", "Bench Tensor Shape", "Max diff",       "Min diff",
-    "Mean diff",        "L2norm diff",        "MaxRelativeErr", "MinRelativeErr",
-    "MeanRelativeErr",  "NormRelativeErr",    "NPU max",        "NPU min",
-    "NPU mean",         "NPU l2norm",         "Bench max",      "Bench min",
-    "Bench mean",       "Bench l2norm",       "Result",         "Err_message"};
-
-const std::vector<std::string> kMd5Header = {"NPU Name",    "Bench Name",       "NPU Dtype",
-                                             "Bench Dtype", "NPU Tensor Shape", "Bench Tensor Shape",
-                                             "NPU MD5",     "BENCH MD5",        "Result"};
+// The columns of compare's statistics and md5 tables.
+const std::vector<std::string>& kStatsHeader = mode_header(CompareMode::kStatistics);
+const std::vector<std::string>& kMd5Header = mode_header(CompareMode::kMd5);
 
 struct Stats {
   double max, min, mean, norm;

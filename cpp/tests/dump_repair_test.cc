@@ -12,26 +12,21 @@
 #include <string>
 #include <vector>
 
+#include "json_canon.h"
 #include "msprobe/dump/async_writer.h"
 #include "msprobe/dump/dump_repair.h"
 #include "msprobe/format/json_value.h"
+#include "test_files.h"
 
 namespace fs = std::filesystem;
 
 namespace msprobe {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_file(const std::string& path, std::string_view text) {
-  ::unlink(path.c_str());
-  std::ofstream(path, std::ios::binary) << text;
-}
+using test::canon;
+using test::fixture;
+using test::read_file;
+using test::write_file;
 
 // Every cut is written and repaired (renamed over): on tmpfs when there is one, as ext4 starts
 // writeback at each rename over a file.
@@ -41,34 +36,6 @@ fs::path scratch(const std::string& what) {
                             ? fs::path("/dev/shm")
                             : fs::temp_directory_path();
   return base / ("msprobe_repair_" + what + "_" + std::to_string(::getpid()));
-}
-
-std::string fixture(const std::string& rel) { return read_file(std::string(MSPROBE_SOURCE_DIR) + rel); }
-
-// A text that identifies a value (order of object keys included).
-std::string canon(const JsonValue& v) {
-  switch (v.type()) {
-    case JsonValue::Type::kNull: return "null";
-    case JsonValue::Type::kBool: return v.as_bool() ? "true" : "false";
-    case JsonValue::Type::kInt: return std::to_string(v.as_int());
-    case JsonValue::Type::kFloat: {
-      char b[40];
-      std::snprintf(b, sizeof b, "%.17g", v.as_double());
-      return b;
-    }
-    case JsonValue::Type::kString: return "\"" + v.as_string() + "\"";
-    case JsonValue::Type::kArray: {
-      std::string s = "[";
-      for (const auto& x : v.as_array()) s += canon(x) + ",";
-      return s + "]";
-    }
-    case JsonValue::Type::kObject: {
-      std::string s = "{";
-      for (const auto& kv : v.as_object()) s += kv.first + ":" + canon(kv.second) + ",";
-      return s + "}";
-    }
-  }
-  return "";
 }
 
 struct Record {

@@ -18,28 +18,14 @@
 #include "msprobe/kernel/kernel_dump_config.h"
 #include "msprobe/kernel/kernel_stat_csv.h"
 #include "msprobe/stats/md5.h"
+#include "test_files.h"
 
 namespace msprobe {
 namespace {
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/msprobe_kernel_XXXXXX";
-  const char* d = mkdtemp(tmpl);
-  EXPECT_NE(d, nullptr);
-  return d;
-}
-
-void write_file(const std::string& path, const std::string& data) {
-  std::ofstream f(path, std::ios::binary);
-  f << data;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using test::read_file;
+using test::temp_dir;
+using test::write_file;
 
 bool exists(const std::string& path) {
   struct stat st;
@@ -96,7 +82,7 @@ TEST(KernelDumpJson, ListStepRankDataModeAndTask) {
 }
 
 TEST(KernelDumpJson, WriteIsAtomicAndReadable) {
-  std::string dir = temp_dir();
+  std::string dir = temp_dir("msprobe_kernel");
   write_text_file_atomic(dir + "/a.json", "{}");
   EXPECT_EQ(read_file(dir + "/a.json"), "{}");
   struct stat st;
@@ -122,7 +108,7 @@ TEST(Md5, KnownVectors) {
 }
 
 TEST(NpyReader, RoundTripAndErrors) {
-  std::string dir = temp_dir();
+  std::string dir = temp_dir("msprobe_kernel");
   std::string data = npy_of({1, 2, 3, 4, 5, 6}, {2, 3});
   write_file(dir + "/ok.npy", data);
   NpyFile ok(dir + "/ok.npy");
@@ -186,7 +172,7 @@ TEST(KernelStatCsv, CategoriesAndHeader) {
 }
 
 TEST(KernelStatCsv, ConvertsAnIterationFolder) {
-  const std::string root = temp_dir();
+  const std::string root = temp_dir("msprobe_kernel");
   const std::string dir = root + "/rank_0/Net/0/0";
   ASSERT_EQ(std::system(("mkdir -p " + dir + " " + root + "/rank_0/execution_order").c_str()), 0);
   write_file(dir + "/ReLU.Default_ReLU-op0.0.0.200.output.0.DefaultFormat.Float32.npy",

@@ -15,16 +15,12 @@
 #include "msprobe/format/npy_writer.h"
 #include "msprobe/kernel/kernel_dump_config.h"
 #include "msprobe/kernel/kernel_overflow_filter.h"
+#include "test_files.h"
 
 namespace msprobe {
 namespace {
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/msprobe_kovf_XXXXXX";
-  const char* d = mkdtemp(tmpl);
-  EXPECT_NE(d, nullptr);
-  return d;
-}
+using test::temp_dir;
 
 void write_npy(const std::string& path, const std::vector<float>& v) {
   TensorView t;
@@ -69,7 +65,7 @@ TEST(KernelOverflow, ConfigAsOriginal) {
 }
 
 TEST(KernelOverflow, KeepsOnlyKernelsWithInfOrNaN) {
-  const std::string root = temp_dir();
+  const std::string root = temp_dir("msprobe_kovf");
   const std::string it0 = root + "/rank_0/Net/0/0", it1 = root + "/rank_0/Net/0/1";
   ASSERT_EQ(std::system(("mkdir -p " + it0 + " " + it1 + " " + root + "/rank_0/execution_order").c_str()), 0);
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();

@@ -11,60 +11,21 @@
 #include <string>
 #include <vector>
 
+#include "json_canon.h"
 #include "msprobe/base/error.h"
 #include "msprobe/dump/async_writer.h"
 #include "msprobe/format/json_writer.h"
 #include "msprobe/reader/dump_json_reader.h"
+#include "test_files.h"
 
 namespace msprobe {
 namespace reader {
 namespace {
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/reader_test_XXXXXX";
-  EXPECT_NE(::mkdtemp(tmpl), nullptr);
-  return tmpl;
-}
-
-// A new file each time: truncating and rewriting one makes ext4 flush it on close (auto_da_alloc),
-// which made the every-byte loops I/O bound.
-void write_file(const std::string& path, const std::string& text) {
-  ::unlink(path.c_str());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// Canonical text of a value (for comparing records; NaN prints the same on both sides).
-std::string canon(const JsonValue& v) {
-  switch (v.type()) {
-    case JsonValue::Type::kNull: return "null";
-    case JsonValue::Type::kBool: return v.as_bool() ? "true" : "false";
-    case JsonValue::Type::kInt: return std::to_string(v.as_int());
-    case JsonValue::Type::kFloat: {
-      char b[40];
-      std::snprintf(b, sizeof b, "%.17g", v.as_double());
-      return b;
-    }
-    case JsonValue::Type::kString: return "\"" + v.as_string() + "\"";
-    case JsonValue::Type::kArray: {
-      std::string s = "[";
-      for (const auto& x : v.as_array()) s += canon(x) + ",";
-      return s + "]";
-    }
-    case JsonValue::Type::kObject: {
-      std::string s = "{";
-      for (const auto& kv : v.as_object()) s += kv.first + ":" + canon(kv.second) + ",";
-      return s + "}";
-    }
-  }
-  return "";
-}
+using test::canon;
+using test::read_file;
+using test::temp_dir;
+using test::write_file;
 
 using Entries = std::vector<std::pair<std::string, std::string>>;
 
@@ -197,7 +158,7 @@ void check_every_cut(const std::string& full_path, const std::string& dir) {
 }
 
 TEST(ReaderDumpJson, EveryCutOfOurDumpKeepsTheCompleteEntries) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("reader_test");
   const std::string path = write_ours(dir);
   DumpJsonReader r(path);
   EXPECT_EQ(r.header().task, "statistics");
@@ -209,7 +170,7 @@ TEST(ReaderDumpJson, EveryCutOfOurDumpKeepsTheCompleteEntries) {
 }
 
 TEST(ReaderDumpJson, EveryCutOfAn121DumpKeepsTheCompleteEntries) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("reader_test");
   for (const char* fixture :
        {"/tests/fixtures/original_1.2.1/L1_scope/step0/rank/dump.json",
         "/tests/fixtures/original_1.2.1_mindspore/L0_backward_only/step0/rank/dump.json"}) {
@@ -227,7 +188,7 @@ TEST(ReaderDumpJson, EveryCutOfAn121DumpKeepsTheCompleteEntries) {
 // A corrupt byte anywhere gives entries or a FileError, never a crash or a read out of bounds
 // (the sanitizer build runs this too).
 TEST(ReaderDumpJson, CorruptBytesGiveEntriesOrAnError) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("reader_test");
   const std::string text = read_file(write_ours(dir));
   const std::string path = dir + "/corrupt.json";
   size_t errors = 0;
@@ -249,7 +210,7 @@ TEST(ReaderDumpJson, CorruptBytesGiveEntriesOrAnError) {
 }
 
 TEST(ReaderDumpJson, HeaderAndRealData) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("reader_test");
   const std::string path =
       std::string(MSPROBE_SOURCE_DIR) + "/tests/fixtures/original_1.2.1/mix_tensor/step0/rank/dump.json";
   DumpJsonReader r(path);
@@ -280,7 +241,7 @@ TEST(ReaderDumpJson, HeaderAndRealData) {
 }
 
 TEST(ReaderDumpJson, ErrorsAreOneLineNamingTheFile) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("reader_test");
   auto error_of = [&](const std::string& text) -> std::string {
     write_file(dir + "/d.json", text);
     try {
@@ -316,7 +277,7 @@ TEST(ReaderDumpJson, ErrorsAreOneLineNamingTheFile) {
 }
 
 TEST(ReaderDumpJson, CutBeforeDataIsAnEmptyDumpWithANote) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("reader_test");
   write_file(dir + "/d.json", "{\n \"task\": \"statistics\",\n \"level\": \"L1\",\n \"dump_da");
   DumpJsonReader r(dir + "/d.json");
   EXPECT_EQ(r.header().task, "statistics");

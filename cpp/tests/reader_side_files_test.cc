@@ -10,27 +10,16 @@
 #include "msprobe/base/error.h"
 #include "msprobe/format/json_value.h"
 #include "msprobe/reader/side_files.h"
+#include "test_files.h"
 
 namespace msprobe {
 namespace reader {
 namespace {
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/reader_side_XXXXXX";
-  EXPECT_NE(::mkdtemp(tmpl), nullptr);
-  return tmpl;
-}
-void write_file(const std::string& path, const std::string& text) {
-  ::unlink(path.c_str());  // a new file: rewriting one in place makes ext4 flush it on close
-  std::ofstream(path, std::ios::binary) << text;
-}
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-std::string fixture(const char* rel) { return read_file(std::string(MSPROBE_SOURCE_DIR) + rel); }
+using test::fixture;
+using test::read_file;
+using test::temp_dir;
+using test::write_file;
 
 // End offsets of the members of an indent=1 object whose values close with `closer` at depth 1
 // ("\n ]" for stack lists); independent of the reader.
@@ -69,7 +58,7 @@ TEST(ReaderSideFiles, StackJsonOf121) {
 }
 
 TEST(ReaderSideFiles, InternedStackJson) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("reader_side");
   write_file(dir + "/stack.json",
              R"J({"0": [["A.0.forward", "B.1.forward"], ["File a.py, line 1, in f, \n x()"]],)J"
              R"J( "1": [["C.0.forward"], []], "D.0.forward": ["File d.py, line 2, in g, \n y()"]})J");
@@ -92,7 +81,7 @@ TEST(ReaderSideFiles, InternedStackJson) {
 }
 
 TEST(ReaderSideFiles, EveryCutOfStackJsonKeepsTheCompleteStacks) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("reader_side");
   const std::string full = fixture("/tests/fixtures/original_1.2.1/L1_scope/step0/rank/stack.json");
   const std::vector<size_t> all_ends = ends_of(full, "\n ]");
   ASSERT_GE(all_ends.size(), 2u);
@@ -117,7 +106,7 @@ TEST(ReaderSideFiles, EveryCutOfStackJsonKeepsTheCompleteStacks) {
 }
 
 TEST(ReaderSideFiles, ConstructJsonWholeAndCut) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("reader_side");
   const std::string full = fixture("/tests/fixtures/original_1.2.1/mix_statistics/step0/rank/construct.json");
   write_file(dir + "/whole.json", full);
   RepairNote note;

@@ -18,19 +18,15 @@
 #include "msprobe/format/pt_writer.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/tensor_store.h"
+#include "test_files.h"
 
 namespace msprobe {
 namespace reader {
 namespace {
 
-std::string temp_dir() {
-  char tmpl[] = "/tmp/reader_store_XXXXXX";
-  EXPECT_NE(::mkdtemp(tmpl), nullptr);
-  return tmpl;
-}
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+using test::temp_dir;
+using test::write_file;
+
 std::string error_of(const TensorStore& s, const std::string& name) {
   try {
     s.load(name);
@@ -41,7 +37,7 @@ std::string error_of(const TensorStore& s, const std::string& name) {
 }
 
 TEST(ReaderTensorStore, LoadsPtAndNpyInPlace) {
-  const std::string dir = temp_dir();
+  const std::string dir = temp_dir("reader_store");
   std::vector<float> v{1, 2, 3, 4, 5, 6};
   TensorView t;
   t.data = v.data();
@@ -73,7 +69,7 @@ TEST(ReaderTensorStore, LoadsPtAndNpyInPlace) {
 }
 
 TEST(ReaderTensorStore, ConfinesNamesToTheFolder) {
-  const std::string root = temp_dir();
+  const std::string root = temp_dir("reader_store");
   const std::string dir = root + "/dump_tensor_data";
   ::mkdir(dir.c_str(), 0750);
   std::vector<int64_t> v{7};

@@ -101,33 +101,18 @@ TEST(RunutDumpApis, FilterKeepsFirstOfSimilarCalls) {
     std::snprintf(buf, sizeof(buf), t, mx, mn, mean);
     return std::string(buf);
   };
+  auto entry = [](const std::string& name, const std::string& args, const std::string& kwargs = "{}") {
+    return "\"" + name + "\":{\"input_args\":[" + args + "],\"input_kwargs\":" + kwargs + "}";
+  };
   const std::string p = write_temp(
-      "{\"data\":{"
-      "\"Torch.add.0.forward\":{\"input_args\":[" +
-      tensor("1", "0", "0.5") +
-      "],\"input_kwargs\":{}},"
-      "\"Torch.add.1.forward\":{\"input_args\":[" +
-      tensor("3", "-1", "0.5") +
-      "],\"input_kwargs\":{}},"
-      "\"Torch.add.2.forward\":{\"input_args\":[" +
-      tensor("1", "0", "0.7") +
-      "],\"input_kwargs\":{}},"
-      "\"Torch.add.3.forward\":{\"input_args\":[" +
-      tensor("1", "0", "0.5") +
-      "],\"input_kwargs\":{\"alpha\":{\"type\":\"int\",\"value\":2}}},"
-      "\"Torch.mul.0.forward\":{\"input_args\":[" +
-      tensor("1", "0", "0.5") +
-      "],\"input_kwargs\":{}},"
-      "\"Torch.add.4.forward\":{\"input_args\":[[" +
-      tensor("1", "0", "0.5") +
-      "]],\"input_kwargs\":{}},"
-      "\"Torch.add.5.forward\":{\"input_args\":[[" +
-      tensor("9", "0", "0.5") +
-      "]],\"input_kwargs\":{}},"
-      "\"Torch.add.6.forward\":{\"input_args\":[[" +
-      tensor("1", "0", "0.9") +
-      "]],\"input_kwargs\":{}}"
-      "}}");
+      "{\"data\":{" + entry("Torch.add.0.forward", tensor("1", "0", "0.5")) + "," +
+      entry("Torch.add.1.forward", tensor("3", "-1", "0.5")) + "," +
+      entry("Torch.add.2.forward", tensor("1", "0", "0.7")) + "," +
+      entry("Torch.add.3.forward", tensor("1", "0", "0.5"), "{\"alpha\":{\"type\":\"int\",\"value\":2}}") +
+      "," + entry("Torch.mul.0.forward", tensor("1", "0", "0.5")) + "," +
+      entry("Torch.add.4.forward", "[" + tensor("1", "0", "0.5") + "]") + "," +
+      entry("Torch.add.5.forward", "[" + tensor("9", "0", "0.5") + "]") + "," +
+      entry("Torch.add.6.forward", "[" + tensor("1", "0", "0.9") + "]") + "}}");
   DumpApis d = DumpApis::load(p);
   ::unlink(p.c_str());
   std::vector<std::string> kept;

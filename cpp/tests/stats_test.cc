@@ -12,24 +12,15 @@
 #include "../src/stats/crc32_internal.h"
 #include "../src/stats/stats_internal.h"
 #include "msprobe/stats/tensor_stats.h"
+#include "tensor_views.h"
 
 using namespace msprobe;
 
 namespace {
 
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-template <typename T>
-TensorView view_of(const std::vector<T>& v, DType d, std::vector<int64_t> shape = {},
-                   std::vector<int64_t> strides = {}) {
-  TensorView t;
-  t.data = v.data();
-  t.dtype = d;
-  t.shape = shape.empty() ? std::vector<int64_t>{(int64_t)v.size()} : shape;
-  t.strides = strides;
-  return t;
-}
+using msprobe::test::kInf;
+using msprobe::test::kNaN;
+using msprobe::test::view_of;
 
 TensorView scalar_view(const void* p, DType d) {
   TensorView t;

@@ -7,27 +7,19 @@ trains parity_net's small network and dumps every step (mix statistics, L1 tenso
 into OUT_DIR/kill{k}/dump until it is killed 0 to 0.3 s after its first iteration. The parent leaves
 the cut files for the test to check and prints one line per victim: "k level task steps_started".
 """
-import json
 import os
-import random
-import signal
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import mindspore as ms  # noqa: E402
+from kill_storm_forks import kill_storm, write_config  # noqa: E402
 from mindspore import Tensor, nn  # noqa: E402
 from parity_net import Net, WithLoss  # noqa: E402  (sets PyNative mode on CPU)
 
 from msprobe.mindspore import PrecisionDebugger  # noqa: E402
-
-CONFIGS = [
-    {"task": "statistics", "level": "mix", "statistics": {"summary_mode": "statistics"}},
-    {"task": "tensor", "level": "L1", "tensor": {}},
-    {"task": "statistics", "level": "L0", "statistics": {"summary_mode": "md5"}},
-]
 
 
 def iterations(step):
@@ -46,8 +38,7 @@ def training(seed=1234):
 
 
 def victim(config, ready_fd):
-    with open("config.json", "w") as f:
-        json.dump(dict(config, dump_path="./dump"), f)
+    write_config(config)
     debugger = PrecisionDebugger(config_path="config.json")
     net, optimizer, grad_fn, x, target = training()
     told = False
@@ -65,32 +56,8 @@ def victim(config, ready_fd):
 
 
 def main():
-    out, kills = sys.argv[1], int(sys.argv[2])
-    rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 0)
     # No MindSpore op runs before the forks: its runtime threads would not survive them.
-    for k in range(kills):
-        where = os.path.join(out, f"kill{k}")
-        os.makedirs(where)
-        config = CONFIGS[k % len(CONFIGS)]
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(r)
-            os.chdir(where)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 2)
-            victim(config, w)
-        os.close(w)
-        ready = os.read(r, 1)
-        os.close(r)
-        if ready:
-            time.sleep(rng.uniform(0.0, 0.3))
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        steps = len([n for n in os.listdir(os.path.join(where, "dump")) if n.startswith("step")]) \
-            if os.path.isdir(os.path.join(where, "dump")) else 0
-        print(k, config["level"], config["task"], steps, flush=True)
+    kill_storm(sys.argv, victim, may_die_early=True)
 
 
 if __name__ == "__main__":

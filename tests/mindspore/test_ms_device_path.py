@@ -3,8 +3,8 @@ MindSpore's reductions, read in one batch and handed to the core as numbers, mus
 path's records. (The whole MindSpore dump matrix also runs through this path: conftest.device_path,
 used by test_ms_dump, test_ms_deferred_reads, test_ms_fidelity and test_ms_parity_original.)"""
 import json
-import math
 
+from dump_files import same_statistic
 from ms_helpers import run_python
 
 SCRIPT = r"""
@@ -56,14 +56,6 @@ print("RESULT", json.dumps(out))
 """
 
 
-def same(a, b, rel):
-    if a is None or isinstance(a, bool) or isinstance(a, int):
-        return a == b and type(a) is type(b)
-    if math.isnan(b):
-        return isinstance(a, float) and math.isnan(a)
-    return isinstance(a, float) and math.isclose(a, b, rel_tol=rel, abs_tol=0)
-
-
 def test_device_numbers_give_the_host_record(tmp_path):
     r = run_python(SCRIPT, cwd=tmp_path)
     line = [x for x in r.stdout.splitlines() if x.startswith("RESULT ")][0]
@@ -75,7 +67,7 @@ def test_device_numbers_give_the_host_record(tmp_path):
         for key, h in res["host"].items():
             d = res["device"][key]
             rel = (1e-12 if wide else 2e-6) if key in ("Mean", "Norm") else 0
-            assert same(d, h, rel), (name, key, d, h)
+            assert same_statistic(d, h, rel), (name, key, d, h)
 
 
 def test_forced_dump_goes_through_the_device_path(tmp_path):

@@ -14,7 +14,15 @@ import os
 
 import numpy as np
 import pytest
+from dump_files import step_dirs
 from ms_helpers import HERE, load_json, run_python
+from original_dumps import (
+    assert_same_construct_and_stack,
+    case_runs,
+    line_of,
+    matching_tensor_records,
+    original_tensor_files,
+)
 
 TESTS = os.path.dirname(HERE)
 NET = os.path.join(HERE, "overflow_net.py")
@@ -25,23 +33,7 @@ HALF = ("Float16", "BFloat16")
 
 
 def net_line(text):
-    with open(NET) as f:
-        for n, line in enumerate(f, 1):
-            if text in line:
-                return n
-    raise AssertionError(text)
-
-
-def tensors(node, path=""):
-    if isinstance(node, dict):
-        if "dtype" in node and "shape" in node:
-            yield path, node
-        else:
-            for k, v in node.items():
-                yield from tensors(v, f"{path}.{k}")
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from tensors(v, f"{path}.{i}")
+    return line_of(NET, text)
 
 
 def same_stat(key, ours, orig, record):
@@ -65,23 +57,10 @@ def lines(stdout):
     return [ln for ln in stdout.splitlines() if ln.startswith(("step ", "params ", "values "))]
 
 
-def run_case(name, work, *extra):
-    case = CASES[name]
-    (work / "config.json").write_text(json.dumps(case["config"]))
-    return run_python(NET, "--config", "config.json", *case["args"], *extra, cwd=work)
-
-
-_RUNS = {}
-
-
 @pytest.fixture(scope="module")
 def run_of(tmp_path_factory):
-    def get(name):
-        if name not in _RUNS:
-            work = tmp_path_factory.mktemp(name)
-            _RUNS[name] = (work, run_case(name, work))
-        return _RUNS[name]
-    return get
+    """run_of(case name) -> (work folder, CompletedProcess): each case runs once per module."""
+    return case_runs(tmp_path_factory, CASES, NET, run_python)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -91,8 +70,8 @@ def test_same_dump_and_training_as_original(run_of, name):
     with open(os.path.join(orig_root, "stdout.txt")) as f:
         assert lines(r.stdout) == f.read().splitlines()
     ours_root = work / "dump"
-    steps = sorted(d for d in os.listdir(orig_root) if d.startswith("step"))
-    assert sorted(d for d in os.listdir(ours_root) if d.startswith("step")) == steps
+    steps = step_dirs(orig_root)
+    assert step_dirs(ours_root) == steps
     for step in steps:
         ours_dir, orig_dir = ours_root / step / "rank", os.path.join(orig_root, step, "rank")
         ours, orig = load_json(ours_dir / "dump.json"), load_json(os.path.join(orig_dir, "dump.json"))
@@ -100,22 +79,14 @@ def test_same_dump_and_training_as_original(run_of, name):
         for key in ("task", "level", "framework"):
             assert ours[key] == orig[key]
         assert set(ours["data"]) == set(orig["data"])
-        for entry, value in orig["data"].items():
-            mine = ours["data"][entry]
-            assert list(mine) == list(value), entry
-            ot, mt = dict(tensors(value)), dict(tensors(mine))
-            assert set(ot) == set(mt), entry
-            for path, t in ot.items():
-                u = mt[path]
-                assert list(u) == list(t), (entry, path)
-                for key in ("dtype", "shape", "data_name"):
-                    assert u[key] == t[key], (entry, path, key)
-                for key in ("Max", "Min", "Mean", "Norm"):
-                    assert same_stat(key, u[key], t[key], t), (entry, path, key, u[key], t[key])
-        assert load_json(ours_dir / "construct.json") == load_json(os.path.join(orig_dir, "construct.json"))
-        assert list(load_json(ours_dir / "stack.json")) == list(load_json(os.path.join(orig_dir, "stack.json")))
-        with open(os.path.join(orig_dir, "tensor_files.txt")) as f:
-            assert sorted(os.listdir(ours_dir / "dump_tensor_data")) == f.read().split()
+        for entry, path, u, t in matching_tensor_records(ours["data"], orig["data"]):
+            for key in ("dtype", "shape", "data_name"):
+                assert u[key] == t[key], (entry, path, key)
+            for key in ("Max", "Min", "Mean", "Norm"):
+                assert same_stat(key, u[key], t[key], t), (entry, path, key, u[key], t[key])
+        assert_same_construct_and_stack(ours_dir, orig_dir, stack_keys=list)
+        data_dir = ours_dir / "dump_tensor_data"
+        assert sorted(os.listdir(data_dir)) == original_tensor_files(orig_dir, data_dir)
 
 
 def test_training_values_unchanged_by_the_probe(run_of, tmp_path):

@@ -10,15 +10,13 @@ import os
 
 import numpy as np
 import pytest
+from dump_files import rank_dirs
 from ms_helpers import HERE, load_json, run_python, tensors
+from original_dumps import assert_same_construct_and_stack, tensor_file_listings
 
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "original_1.2.1_mindspore")
 CONFIGS = os.path.join(HERE, "configs")
 CONFIG_NAMES = sorted(f[:-5] for f in os.listdir(CONFIGS) if f.endswith(".json"))
-
-
-def rank_dirs(root):
-    return sorted(os.path.relpath(dp, root) for dp, _, fn in os.walk(root) if "dump.json" in fn)
 
 
 def same_stat(ours, orig):
@@ -90,22 +88,13 @@ def test_same_layout_entries_and_records(dumped):
                 assert same_tensor(mt[path], t), (entry, path, mt[path], t)
             extra = set(mt) - set(ot)
             assert all(is_primitive_backward_output(entry, p) for p in extra), (entry, extra)
-        assert load_json(os.path.join(ours_root, rel, "construct.json")) == \
-            load_json(os.path.join(orig_root, rel, "construct.json"))
-        assert set(load_json(os.path.join(ours_root, rel, "stack.json"))) == \
-            set(load_json(os.path.join(orig_root, rel, "stack.json")))
+        assert_same_construct_and_stack(os.path.join(ours_root, rel), os.path.join(orig_root, rel))
 
 
 def test_same_tensor_files(dumped):
     name, ours_root, _ = dumped
     orig_root = os.path.join(FIXTURES, name)
-    for rel in rank_dirs(orig_root):
-        listing = os.path.join(orig_root, rel, "tensor_files.txt")
-        data_dir = os.path.join(ours_root, rel, "dump_tensor_data")
-        if not os.path.exists(listing):
-            assert not os.path.exists(data_dir)
-            continue
-        expected = {line.strip() for line in open(listing) if line.strip()}
+    for rel, data_dir, expected in tensor_file_listings(ours_root, orig_root):
         mine = set(os.listdir(data_dir))
         primitive_bw_out = lambda n: n.startswith("Primitive.") and ".backward.output." in n  # noqa
         assert {n for n in expected if not primitive_bw_out(n)} == \

@@ -4,9 +4,9 @@ record complete before the cut (oracle: tests/torn_json.py, standard library onl
 import os
 import random
 
-from kill_check import DUMP_FILES, verify_killed_dumps
+from kill_check import cut_and_repair, verify_killed_dumps
 from ms_helpers import HERE, run_python
-from torn_json import check_repaired, complete_records, is_torn, kind_of
+from torn_json import is_torn
 
 
 def test_kill_9_at_random_moments_then_repair(tmp_path):
@@ -35,21 +35,9 @@ dbg.step()
 
 
 def test_large_dump_cut_at_random_offsets_then_repaired(tmp_path):
-    from msprobe import _core
     run_python(MAKE_DUMP.format(here=HERE), cwd=tmp_path)
     rank = tmp_path / "dump" / "step0" / "rank"
-    rng = random.Random(11)
-    for name in DUMP_FILES:
-        full = (rank / name).read_bytes()
-        assert len(full) > 10000, name
-        for cut in sorted(rng.sample(range(len(full)), 30)):
-            piece = tmp_path / "cut" / name
-            piece.parent.mkdir(exist_ok=True)
-            piece.write_bytes(full[:cut])
-            expected = complete_records(full[:cut].decode(), kind_of(name))
-            for _, action, message in _core.repair_dump(str(piece)):
-                assert action == "rewritten", message
-            check_repaired(str(piece), *expected, kind_of(name))
+    cut_and_repair(rank, tmp_path, random.Random(11), 30, 10000)
 
 
 def test_new_debugger_repairs_its_rank_before_writing(tmp_path):

@@ -141,6 +141,15 @@ class Browser:
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
 
+    def keep_screenshot(self, folder, name):
+        """A screenshot into folder/name, copied into $MSPROBE_REPORT_SCREENSHOTS too when that is
+        set (to look at the pages a test run saw)."""
+        self.screenshot(os.path.join(str(folder), name))
+        target = os.environ.get("MSPROBE_REPORT_SCREENSHOTS")
+        if target:
+            os.makedirs(target, exist_ok=True)
+            shutil.copy(os.path.join(str(folder), name), os.path.join(target, name))
+
     def problems(self):
         """Console errors and warnings, uncaught exceptions, and failed loads seen so far."""
         self.call("Runtime.evaluate", {"expression": "1"})  # drain pending events

@@ -3,7 +3,6 @@
 import csv
 import glob
 import os
-import shutil
 import subprocess
 import sys
 
@@ -34,14 +33,6 @@ def _counts(b):
         .map(tr => [tr.dataset.verdict, Number(tr.cells[2].textContent)]))""")
 
 
-def _shot(browser, tmp_path, name):
-    browser.screenshot(str(tmp_path / name))
-    target = os.environ.get("MSPROBE_REPORT_SCREENSHOTS")
-    if target:
-        os.makedirs(target, exist_ok=True)
-        shutil.copy(tmp_path / name, os.path.join(target, name))
-
-
 @pytest.fixture
 def browser():
     with cdp.Browser() as b:
@@ -69,7 +60,7 @@ def test_run_ut_page(browser, tmp_path):
         len({n for r in rows for n in (r["API Name"].rsplit(".", 3)[0], r["API Name"].rsplit(".", 2)[0])
              if "softmax" in n.lower()})
     browser.click("#error-list a")
-    _shot(browser, tmp_path, "report_run_ut.png")
+    browser.keep_screenshot(tmp_path, "report_run_ut.png")
     assert browser.problems() == []
 
 

@@ -4,7 +4,6 @@ driven through the DevTools protocol. Screenshots go to MSPROBE_REPORT_SCREENSHO
 (docs/images is made that way)."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -61,14 +60,6 @@ def pair_report(dumps):
 def browser():
     with cdp.Browser() as b:
         yield b
-
-
-def _shot(browser, tmp_path, name):
-    browser.screenshot(str(tmp_path / name))
-    target = os.environ.get("MSPROBE_REPORT_SCREENSHOTS")
-    if target:
-        os.makedirs(target, exist_ok=True)
-        shutil.copy(tmp_path / name, os.path.join(target, name))
 
 
 def _entry(row_name):
@@ -139,7 +130,7 @@ def test_compare_report_shows_summary_plot_tree_and_suspect(pair_report, browser
     assert "Inputs" in details and "Outputs" in details and "Stack" in details
     assert "fault_net.py" in details
     assert browser.eval("document.querySelectorAll('#details .side-b').length") > 2
-    _shot(browser, tmp_path, "report_compare.png")
+    browser.keep_screenshot(tmp_path, "report_compare.png")
     assert browser.problems() == []
 
 
@@ -169,7 +160,7 @@ def test_search_and_expand(pair_report, browser, tmp_path):
     assert _state(browser)["visibleRows"] == before
     browser.click("#expand-all")
     assert _state(browser)["visibleRows"] == len(names)
-    _shot(browser, tmp_path, "report_search.png")
+    browser.keep_screenshot(tmp_path, "report_search.png")
     assert browser.problems() == []
 
 
@@ -197,7 +188,7 @@ def test_several_ranks_selector_and_heat_map(dumps, browser, tmp_path):
     assert _state(browser)["part"] == 1
     assert browser.eval("document.getElementById('part-select').value") == "1"
     assert "layer_norm" in browser.eval("document.querySelector('#details h3').textContent")
-    _shot(browser, tmp_path, "report_ranks.png")
+    browser.keep_screenshot(tmp_path, "report_ranks.png")
     assert browser.problems() == []
 
 
@@ -216,7 +207,7 @@ def test_dump_statistics_view_from_the_cli(dumps, browser, tmp_path):
     assert st["visibleRows"] == len(roots)
     assert "No inf or nan" in browser.eval("document.getElementById('suspects').innerText")
     assert st["plotPoints"] > 100
-    _shot(browser, tmp_path, "report_dump.png")
+    browser.keep_screenshot(tmp_path, "report_dump.png")
     assert browser.problems() == []
 
 
@@ -248,7 +239,7 @@ def test_pair_report_from_the_cli_runs_the_compare_engine(dumps, browser, tmp_pa
     assert rows > 0 and abs(rows - len(table_rows)) <= len(table_rows) // 10
     runs = browser.eval("document.getElementById('runs').innerText")
     assert "pytorch" in runs and "mix" in runs
-    _shot(browser, tmp_path, "report_pair_cli.png")
+    browser.keep_screenshot(tmp_path, "report_pair_cli.png")
     assert browser.problems() == []
 
 
@@ -277,7 +268,7 @@ def test_mindspore_dump_statistics_view(browser, tmp_path):
     browser.type_text("#search", "Cell.blocks.0.Block.forward")
     browser.wait_for("window.msprobeReport.matches > 0")
     assert _state(browser)["matches"] == sum("cell.blocks.0.block.forward" in n.lower() for n in names)
-    _shot(browser, tmp_path, "report_mindspore_dump.png")
+    browser.keep_screenshot(tmp_path, "report_mindspore_dump.png")
     assert browser.problems() == []
 
 
@@ -314,7 +305,7 @@ def test_mindspore_vs_pytorch_compare_writes_the_report(dumps, browser, tmp_path
         .map(tr => [tr.dataset.verdict, Number(tr.cells[2].textContent)]))""")
     # Mapped rows got a verdict; the ops only one net has are unmatched.
     assert counts.get("unmatched", 0) > 0 and sum(v for k, v in counts.items() if k != "unmatched") > 10
-    _shot(browser, tmp_path, "report_mindspore_vs_pytorch.png")
+    browser.keep_screenshot(tmp_path, "report_mindspore_vs_pytorch.png")
     assert browser.problems() == []
 
 

@@ -7,12 +7,8 @@ every step (mix statistics, L1 tensor, L0 md5 in turn) into OUT_DIR/kill{k}/dump
 killed after a random delay (0 to 0.3 s after its first iteration). The parent leaves the cut
 files for the test to check and prints one line per victim: "k level task steps_started".
 """
-import json
 import os
-import random
-import signal
 import sys
-import time
 
 import torch
 
@@ -22,11 +18,8 @@ import torch.nn.functional as F  # noqa: E402
 
 from msprobe.pytorch import PrecisionDebugger  # noqa: E402
 
-CONFIGS = [
-    {"task": "statistics", "level": "mix", "statistics": {"summary_mode": "statistics"}},
-    {"task": "tensor", "level": "L1", "tensor": {}},
-    {"task": "statistics", "level": "L0", "statistics": {"summary_mode": "md5"}},
-]
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from kill_storm_forks import kill_storm, write_config  # noqa: E402
 
 
 def iterations(step):
@@ -49,8 +42,7 @@ class Net(nn.Module):
 
 def victim(config, ready_fd):
     torch.manual_seed(0)
-    with open("config.json", "w") as f:
-        json.dump(dict(config, dump_path="./dump"), f)
+    write_config(config)
     debugger = PrecisionDebugger(config_path="config.json")
 
     model = Net()
@@ -72,33 +64,11 @@ def victim(config, ready_fd):
 
 
 def main():
-    out, kills = sys.argv[1], int(sys.argv[2])
-    rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 0)
     # torch's lazy set-up (the optimizer imports torch._dynamo: seconds), once, before the forks.
     warm = Net()
     warm(torch.randn(8, 16)).sum().backward()
     torch.optim.SGD(warm.parameters(), lr=0.01).step()
-    for k in range(kills):
-        where = os.path.join(out, f"kill{k}")
-        os.makedirs(where)
-        config = CONFIGS[k % len(CONFIGS)]
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(r)
-            os.chdir(where)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 2)
-            victim(config, w)
-        os.close(w)
-        os.read(r, 1)
-        os.close(r)
-        time.sleep(rng.uniform(0.0, 0.3))
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        steps = len([n for n in os.listdir(os.path.join(where, "dump")) if n.startswith("step")])
-        print(k, config["level"], config["task"], steps, flush=True)
+    kill_storm(sys.argv, victim)
 
 
 if __name__ == "__main__":

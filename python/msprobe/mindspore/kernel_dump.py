@@ -123,20 +123,19 @@ class KernelDump:
         config_for_mindspore = path
         on_cpu = ms.get_context("device_target") == "CPU"
         self.staging = self.cfg.task in ("statistics", "overflow_check") and on_cpu
-        if self.staging and self.overflow:
-            config_for_mindspore = os.path.join(dump_path, CPU_OVERFLOW_STAGING_FILE)
+        if self.staging:  # MindSpore dumps tensors into a staging config; msprobe reduces them
+            config_for_mindspore = os.path.join(
+                dump_path, CPU_OVERFLOW_STAGING_FILE if self.overflow else CPU_STAGING_FILE)
             _core.write_text_file_atomic(config_for_mindspore,
                                          _core.kernel_dump_json(self.cfg, kind, "tensor"))
-            log.info("A CPU has no kernel overflow detection: MindSpore dumps every kernel "
-                     f"({config_for_mindspore}) and msprobe keeps the kernels holding inf/NaN at "
-                     "step(), stop() and exit")
-        elif self.staging:
-            config_for_mindspore = os.path.join(dump_path, CPU_STAGING_FILE)
-            _core.write_text_file_atomic(config_for_mindspore,
-                                         _core.kernel_dump_json(self.cfg, kind, "tensor"))
-            log.info("MindSpore cannot store statistics on a CPU: it dumps tensors "
-                     f"({config_for_mindspore}) and msprobe turns them into statistic.csv at "
-                     "step(), stop() and exit")
+            if self.overflow:
+                log.info("A CPU has no kernel overflow detection: MindSpore dumps every kernel "
+                         f"({config_for_mindspore}) and msprobe keeps the kernels holding inf/NaN at "
+                         "step(), stop() and exit")
+            else:
+                log.info("MindSpore cannot store statistics on a CPU: it dumps tensors "
+                         f"({config_for_mindspore}) and msprobe turns them into statistic.csv at "
+                         "step(), stop() and exit")
         previous = os.environ.get("MINDSPORE_DUMP_CONFIG")
         if previous and previous != config_for_mindspore:
             log.warning(f"MINDSPORE_DUMP_CONFIG was {previous}; msprobe replaces it")

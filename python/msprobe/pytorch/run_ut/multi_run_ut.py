@@ -169,13 +169,8 @@ def multi_run_ut_command(args):
         if settings is not None:
             log.warning(f"Interrupted. Resume with: -csv_path {settings.result_csv}")
         return 130
-    log.info(f"UT task result csv is saved in {settings.result_csv}")
-    log.info(f"UT task details csv is saved in {settings.details_csv}")
-    from msprobe.core.report_cli import write_check_report
-    write_check_report(settings.details_csv)
-    log.info(f"{checked} API(s) checked this run: "
-             + ", ".join(f"{counts[k]} {s}" for k, s in enumerate(ru.STATUS_KEYS)))
-    log.info("Successfully completed run_ut/multi_run_ut.")
+    ru.report_finished_run(settings, f"{checked} API(s) checked this run: "
+                           + ", ".join(f"{counts[k]} {s}" for k, s in enumerate(ru.STATUS_KEYS)))
     return 0 if checked >= len(todo) else 1
 
 

@@ -132,13 +132,20 @@ def run_ut_command(args):
             log.warning(f"Interrupted. Resume with: -csv_path {settings.result_csv}")
         return 130
     total = sum(counts.values())
+    report_finished_run(settings, f"{total} API(s) checked this run: "
+                        + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    return 0
+
+
+def report_finished_run(settings, checked):
+    """The end of a run_ut or multi_run_ut run: where its CSV files are, their HTML check report,
+    and the `checked` counts line."""
     log.info(f"UT task result csv is saved in {settings.result_csv}")
     log.info(f"UT task details csv is saved in {settings.details_csv}")
     from msprobe.core.report_cli import write_check_report
     write_check_report(settings.details_csv)
-    log.info(f"{total} API(s) checked this run: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    log.info(checked)
     log.info("Successfully completed run_ut/multi_run_ut.")
-    return 0
 
 
 def main(argv=None):

@@ -39,15 +39,14 @@ def _dims(query, key, head_num, layout):
     if layout not in LAYOUTS:
         raise ValueError(f"Invalid input_layout {layout!r}: supported layouts are {', '.join(LAYOUTS)} "
                          "(TND is not supported)")
-    if layout == "BSH":
-        b, s1, h1 = query.shape
-        s2, h2 = key.shape[1], key.shape[2]
-        n1 = head_num
-        d = h1 // n1
-        n2 = h2 // d if d else 0
-    elif layout == "SBH":
-        s1, b, h1 = query.shape
-        s2, h2 = key.shape[0], key.shape[2]
+    if layout in ("BSH", "SBH"):  # heads folded into the hidden size: head_num tells them apart
+        if layout == "BSH":
+            b, s1, h1 = query.shape
+            s2 = key.shape[1]
+        else:
+            s1, b, h1 = query.shape
+            s2 = key.shape[0]
+        h2 = key.shape[2]
         n1 = head_num
         d = h1 // n1
         n2 = h2 // d if d else 0

@@ -1,0 +1,87 @@
+"""Comparisons of our dumps with the ORIGINAL 1.2.1's golden dumps, shared by the parity and
+overflow tests of PyTorch and MindSpore."""
+import json
+import math
+import os
+
+from dump_files import load_json, rank_dirs, tensor_records
+
+
+def same_stat(ours, orig, rel_tol=1e-6):
+    """A statistic as 1.2.1 wrote it: the same JSON type (4 vs 4.0 matters), NaN for NaN, and a
+    number within `rel_tol` (we accumulate in double where 1.2.1 may not)."""
+    if orig is None or isinstance(orig, bool):
+        return ours == orig and type(ours) is type(orig)
+    if isinstance(orig, float) and math.isnan(orig):
+        return isinstance(ours, float) and math.isnan(ours)
+    if type(ours) is not type(orig):
+        return False
+    return math.isclose(ours, orig, rel_tol=rel_tol, abs_tol=1e-7)
+
+
+def matching_tensor_records(ours_data, orig_data):
+    """(entry, path, ours, orig) of every tensor record of the original's entries, once checked
+    that our entry has the same keys in order, the same tensor paths, and each record the same
+    keys in order."""
+    for entry, value in orig_data.items():
+        mine = ours_data[entry]
+        assert list(mine) == list(value), entry
+        ot, mt = dict(tensor_records(value)), dict(tensor_records(mine))
+        assert set(ot) == set(mt), entry
+        for path, t in ot.items():
+            u = mt[path]
+            assert list(u) == list(t), (entry, path)
+            yield entry, path, u, t
+
+
+def assert_same_construct_and_stack(ours_dir, orig_dir, stack_keys=set):
+    """construct.json equal as a mapping; stack.json with the same keys (`list`: in order)."""
+    assert load_json(os.path.join(ours_dir, "construct.json")) == \
+        load_json(os.path.join(orig_dir, "construct.json"))
+    assert stack_keys(load_json(os.path.join(ours_dir, "stack.json"))) == \
+        stack_keys(load_json(os.path.join(orig_dir, "stack.json")))
+
+
+def original_tensor_files(orig_rank_dir, ours_data_dir):
+    """The names in the original's tensor_files.txt; None, once checked that we wrote no
+    dump_tensor_data either, where the original saved no tensor."""
+    listing = os.path.join(orig_rank_dir, "tensor_files.txt")
+    if not os.path.exists(listing):
+        assert not os.path.exists(ours_data_dir)
+        return None
+    with open(listing) as f:
+        return f.read().split()
+
+
+def tensor_file_listings(ours_root, orig_root):
+    """(rank folder relative to the roots, our dump_tensor_data, the original's file names) of each
+    rank where the original saved tensors, once checked that we saved none where it saved none."""
+    for rel in rank_dirs(orig_root):
+        data_dir = os.path.join(ours_root, rel, "dump_tensor_data")
+        expected = original_tensor_files(os.path.join(orig_root, rel), data_dir)
+        if expected is not None:
+            yield rel, data_dir, expected
+
+
+def case_runs(tmp_path_factory, cases, script, run_python):
+    """runs(case name) -> (work folder, CompletedProcess) of `script` run on a case of
+    cases.json (its config and arguments) in a folder of its own, once per test module."""
+    done = {}
+
+    def runs(name):
+        if name not in done:
+            work = tmp_path_factory.mktemp(name)
+            case = cases[name]
+            (work / "config.json").write_text(json.dumps(case["config"]))
+            done[name] = (work, run_python(script, "--config", "config.json", *case["args"], cwd=work))
+        return done[name]
+    return runs
+
+
+def line_of(path, text):
+    """Number of the first line of `path` containing `text`."""
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if text in line:
+                return n
+    raise AssertionError(text)
