@@ -22,7 +22,8 @@ PYTHONPATH (never installed), also with `--no-report` (no HTML report); the orig
 every run the dump files are read once (warm page cache). Runs interleave (the tool order
 rotates per repetition); the verdict is the median wall time. Peak memory: the compare's
 ru_maxrss (wait4: its largest process) and the sum of RSS over its process tree, sampled every
-50 ms (1.2.1 computes in multiprocessing pool workers). Raw results and logs:
+50 ms or less often (never more than a tenth of a core; 1.2.1 computes in multiprocessing pool
+workers). Raw results and logs:
 build/bench-results/compare-<timestamp>/.
 """
 import argparse
@@ -214,8 +215,14 @@ def measure(cmd, env, log_path, cwd, timeout):
         done = threading.Event()
 
         def sample():
-            while not done.wait(0.05):
+            # Reading smaps_rollup of a process of gigabytes walks its page tables: at a fixed
+            # 50 ms it took 40% of a core from the measured run. The pause is at least ten times
+            # the last reading's cost, so the sampler stays under a tenth of one core.
+            pause = 0.05
+            while not done.wait(pause):
+                t = time.perf_counter()
                 peak[0] = max(peak[0], _tree_pss_bytes(proc.pid))
+                pause = max(0.05, 10 * (time.perf_counter() - t))
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -336,7 +343,8 @@ def write_report(path, args, meta, cases):
     w("- Memory, maximum over runs: peak RSS = the compare's `ru_maxrss` (from wait4: the peak "
       "of its largest single process, exact); tree Pss = the proportional set size summed over "
       "the process tree (1.2.1 computes in multiprocessing pool workers forked from the main "
-      "process; Pss counts their shared pages once), sampled every 50 ms, so a short peak can "
+      "process; Pss counts their shared pages once), sampled every 50 ms or less often (the "
+      "sampler takes at most a tenth of one core), so a short peak can "
       "be missed. Mapped tensor files count in both. Throughput: tensor mode, bytes of tensor "
       "data of both sides / median wall; statistics mode, dump.json entries per side / median "
       "wall.")
