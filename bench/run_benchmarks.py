@@ -715,6 +715,9 @@ def main():
                     help="raw results (default build/bench-results/<timestamp>)")
     ap.add_argument("--out", default=os.path.join(ROOT, "BENCHMARKS.md"))
     args = ap.parse_args()
+    # Steps run in their own work folders: a relative interpreter path is taken from here
+    # (abspath, not realpath: a venv's python must stay the link inside the venv).
+    args.orig_python = os.path.abspath(args.orig_python)
     modes = [m for m in args.modes.split(",") if m]
     for m in modes:
         if m not in MODES:

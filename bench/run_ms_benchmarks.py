@@ -200,6 +200,9 @@ def main():
                     help="rewrite the report from a finished run's DIR (all_results.json, "
                          "meta.json) without running anything")
     args = ap.parse_args()
+    # Steps run in their own work folders: a relative interpreter path is taken from here
+    # (abspath, not realpath: a venv's python must stay the link inside the venv).
+    args.orig_python = os.path.abspath(args.orig_python)
     if args.report_only:
         with open(os.path.join(args.report_only, "all_results.json")) as f:
             results = json.load(f)

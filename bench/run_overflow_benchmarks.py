@@ -240,6 +240,9 @@ def main():
                     help="rounds of bench/overflow_paired.py (the verdict of the cost target)")
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS_overflow.md"))
     args = ap.parse_args()
+    # Steps run in their own work folders: a relative interpreter path is taken from here
+    # (abspath, not realpath: a venv's python must stay the link inside the venv).
+    args.orig_python = os.path.abspath(args.orig_python)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     args.results_dir = os.path.join(ROOT, "build", "bench-results", f"overflow-{stamp}")
     overlay = args.overlay or rb.build_ours()
