@@ -91,6 +91,8 @@ class Background {
   ~Background() {
     if (thread_.joinable()) thread_.join();
   }
+  Background(const Background&) = delete;  // the thread holds `this`
+  Background& operator=(const Background&) = delete;
   void join() {
     if (thread_.joinable()) thread_.join();
     if (error_) std::rethrow_exception(error_);
