@@ -243,18 +243,25 @@ def test_pair_report_from_the_cli_runs_the_compare_engine(dumps, browser, tmp_pa
     assert browser.problems() == []
 
 
-def test_mindspore_dump_statistics_view(browser, tmp_path):
-    """A MindSpore (CPU) dump of the twin net: Cell modules, Mint APIs, the tree from its
-    construct.json."""
+@pytest.fixture(scope="module")
+def ms_dump(tmp_path_factory):
+    """A MindSpore (CPU) statistics dump of the twin net at level mix, made once for the module."""
     ms_python = os.environ.get("MSPROBE_MS_PYTHON")
     if not ms_python:
         pytest.skip("MSPROBE_MS_PYTHON (a Python with MindSpore) is not set")
-    dump = tmp_path / "ms"
+    dump = tmp_path_factory.mktemp("ms_dump") / "ms"
     env = dict(os.environ, PYTHONPATH=TESTS_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
     r = subprocess.run([ms_python, os.path.join(TESTS_DIR, "compare", "fault_net_ms.py"), str(dump),
                         "--task", "statistics", "--level", "mix"], capture_output=True, text=True,
                        env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
+    return dump
+
+
+def test_mindspore_dump_statistics_view(ms_dump, browser, tmp_path):
+    """A MindSpore (CPU) dump of the twin net: Cell modules, Mint APIs, the tree from its
+    construct.json."""
+    dump = ms_dump
     out = tmp_path / "ms.html"
     r = subprocess.run([sys.executable, "-m", "msprobe.cli", "-f", "mindspore", "report", str(dump),
                         "-o", str(out)], capture_output=True, text=True, timeout=120)
@@ -272,20 +279,12 @@ def test_mindspore_dump_statistics_view(browser, tmp_path):
     assert browser.problems() == []
 
 
-def test_mindspore_vs_pytorch_compare_writes_the_report(dumps, browser, tmp_path):
+def test_mindspore_vs_pytorch_compare_writes_the_report(dumps, ms_dump, browser, tmp_path):
     """`msprobe -f mindspore compare -am -cm` of a MindSpore dump against a PyTorch one writes
     compare_report_*.html beside the xlsx: both frameworks in the summary, the MindSpore tree,
     the plot and the counts of the compared rows."""
-    ms_python = os.environ.get("MSPROBE_MS_PYTHON")
-    if not ms_python:
-        pytest.skip("MSPROBE_MS_PYTHON (a Python with MindSpore) is not set")
     _, bench, _, _ = dumps
-    ms = tmp_path / "ms"
-    env = dict(os.environ, PYTHONPATH=TESTS_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = subprocess.run([ms_python, os.path.join(TESTS_DIR, "compare", "fault_net_ms.py"), str(ms),
-                        "--task", "statistics", "--level", "mix"], capture_output=True, text=True,
-                       env=env, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
+    ms = ms_dump
     rank = os.path.join(str(ms), "step0", "rank")
     cfg = tmp_path / "compare.json"
     cfg.write_text(json.dumps({"npu_path": os.path.join(rank, "dump.json"),

@@ -45,20 +45,14 @@ void write_compare_xlsx(const CompareTable& table, const std::string& path) {
       lxw_format* fmt = fill == Fill::kRed ? red : fill == Fill::kYellow ? yellow : nullptr;
       const std::vector<Cell>& cells = table.rows[r];
       for (size_t c = 0; c < cells.size(); ++c) {
-        const Cell& in = cells[c];
-        // Most cells are written as they are; only the rest is converted (a copy per cell
-        // would be millions of string copies in a large compare).
-        if (in.kind == Cell::Kind::kNumber && std::isfinite(in.d)) {
-          book.write_number(row, (uint16_t)c, in.d, fmt);
-        } else if (in.kind == Cell::Kind::kString && in.s != "inf" && in.s != "-inf" && in.s != "nan") {
-          book.write_string(row, (uint16_t)c, in.s, fmt);
+        // Most cells are written as they are: a copy per cell would be millions of string
+        // copies in a large compare.
+        Cell converted;
+        const Cell& cell = written_as_is(cells[c]) ? cells[c] : (converted = written_cell(cells[c]));
+        if (cell.kind == Cell::Kind::kNumber) {
+          book.write_number(row, (uint16_t)c, cell.d, fmt);
         } else {
-          const Cell cell = written_cell(in);
-          if (cell.kind == Cell::Kind::kNumber) {
-            book.write_number(row, (uint16_t)c, cell.d, fmt);
-          } else {
-            book.write_string(row, (uint16_t)c, cell.s, fmt);
-          }
+          book.write_string(row, (uint16_t)c, cell.s, fmt);
         }
       }
     }

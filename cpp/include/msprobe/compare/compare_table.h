@@ -60,7 +60,13 @@ struct Cell {
 // a finite number stays a number; NaN / inf / -inf become the strings "nan\t" / "inf\t" /
 // "-inf\t"; a bool becomes "True" / "False"; None becomes "None"; a string "inf", "-inf" or "nan"
 // gets a trailing tab; any other string is written as is.
+// True when written_cell(c) is c itself (most cells: a writer can skip the copy).
+inline bool written_as_is(const Cell& c) {
+  if (c.kind == Cell::Kind::kNumber) return c.d == c.d && c.d != 1.0 / 0.0 && c.d != -1.0 / 0.0;
+  return c.kind == Cell::Kind::kString && c.s != "inf" && c.s != "-inf" && c.s != "nan";
+}
 inline Cell written_cell(const Cell& c) {
+  if (written_as_is(c)) return c;
   switch (c.kind) {
     case Cell::Kind::kEmpty: return Cell::str("None");
     case Cell::Kind::kBool: return Cell::str(c.d != 0 ? "True" : "False");
