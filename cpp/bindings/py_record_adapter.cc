@@ -12,13 +12,17 @@ namespace msprobe {
 void PyRecordAdapter::write_list(JsonWriter& w, ValueRef args, const std::string& entry,
                                  const char* category) {
   w.begin_array();
-  nb::handle a = handle(args);
-  if (!a.is_none()) {
-    Py_ssize_t i = 0;
-    for (nb::handle item : a) {
-      std::string path = std::to_string(i++);
-      encoder_.value(w, item, entry, category, path, 1, nullptr);
+  PyObject* a = (PyObject*)args;
+  if (PyTuple_Check(a) || PyList_Check(a)) {
+    // Item by item, not through iter(): a subclass's own __iter__ is not run.
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(a);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      std::string path = std::to_string(i);
+      encoder_.value(w, PySequence_Fast_GET_ITEM(a, i), entry, category, path, 1, nullptr);
     }
+  } else if (a != Py_None) {
+    std::string path = "0";
+    encoder_.value(w, handle(args), entry, category, path, 1, nullptr);
   }
   w.end_array();
 }
@@ -26,7 +30,7 @@ void PyRecordAdapter::write_list(JsonWriter& w, ValueRef args, const std::string
 void PyRecordAdapter::write_dict(JsonWriter& w, nb::handle d, const std::string& entry, const char* category,
                                  bool skip_none, bool as_kwargs) {
   w.begin_object();
-  if (!d.is_none()) {
+  if (PyDict_Check(d.ptr())) {
     PyObject *k, *v;
     Py_ssize_t pos = 0;
     while (PyDict_Next(d.ptr(), &pos, &k, &v)) {
@@ -50,18 +54,17 @@ void PyRecordAdapter::write_parameters(JsonWriter& w, ValueRef params, const std
 
 bool PyRecordAdapter::has_parameters(ValueRef params) {
   nb::handle p = handle(params);
-  return !p.is_none() && PyDict_Size(p.ptr()) > 0;
+  return PyDict_Check(p.ptr()) && PyDict_Size(p.ptr()) > 0;
 }
 
-// A non-tuple result (or a namedtuple) is recorded as a one-element list.
+// A tuple result is recorded item by item; anything else (None, a list, a namedtuple) as a
+// one-element list, as 1.2.1 does (its convert_tuple).
 void PyRecordAdapter::write_result(JsonWriter& w, ValueRef result, const std::string& entry,
                                    const char* category) {
   PyObject* v = (PyObject*)result;
-  if (PyTuple_Check(v) || PyList_Check(v)) {
-    if (!(PyTuple_Check(v) && PyObject_HasAttrString(v, "_fields"))) {
-      write_list(w, result, entry, category);
-      return;
-    }
+  if (PyTuple_Check(v) && !PyObject_HasAttrString(v, "_fields")) {
+    write_list(w, result, entry, category);
+    return;
   }
   w.begin_array();
   std::string path = "0";

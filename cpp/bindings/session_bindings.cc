@@ -124,16 +124,19 @@ void bind_session(nb::module_& m) {
            "extremes"_a.none(), "rescaled"_a.none(), "all_tensors"_a = false)
       .def(
           "flush", [](PySession& s) { s.core().flush(); }, nb::call_guard<nb::gil_scoped_release>())
-      .def("api_pre", &PySession::api_pre)
-      .def("api_post", &PySession::api_post)
-      .def("api_backward", &PySession::api_backward)
+      .def("api_pre", &PySession::api_pre, "api"_a, "args"_a.none(), "kwargs"_a.none())
+      .def("api_post", &PySession::api_post, "api"_a, "index"_a, "output"_a.none())
+      .def("api_backward", &PySession::api_backward, "api"_a, "index"_a, "grad_outputs"_a.none(),
+           "grad_inputs"_a.none())
       .def("module_pre",
            [](PySession& s, const std::string& prefix, const std::string& direction) {
              return s.record().module_pre(prefix, direction);
            })
-      .def("module_post_forward", &PySession::module_post_forward)
-      .def("module_post_backward", &PySession::module_post_backward)
-      .def("param_grad", &PySession::param_grad)
+      .def("module_post_forward", &PySession::module_post_forward, "name"_a, "args"_a.none(), "kwargs"_a.none(),
+           "output"_a.none(), "params"_a.none())
+      .def("module_post_backward", &PySession::module_post_backward, "name"_a, "grad_input"_a.none(),
+           "grad_output"_a.none())
+      .def("param_grad", &PySession::param_grad, "prefix"_a, "param"_a, "grad"_a.none(), "names"_a)
       .def("enter_region", [](PySession& s, const std::string& n) { s.core().enter_region(n); })
       .def("exit_region", [](PySession& s, const std::string& n) { s.core().exit_region(n); })
       .def_prop_ro(

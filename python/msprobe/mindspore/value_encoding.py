@@ -20,6 +20,8 @@ side effects runs. The values are the same as an immediate read: a recorded tens
 in place, and Parameters, which optimizers and BatchNorm update in place without a wrapped API,
 are read at once.
 """
+import dataclasses
+
 import mindspore as ms
 import numpy as np
 
@@ -112,6 +114,11 @@ def for_core(value, depth=0):
         return {k: for_core(v, depth + 1) for k, v in value.items()}
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return t(*(for_core(v, depth + 1) for v in value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        # 1.2.1 records a dataclass as a dict of its fields
+        return {f: for_core(getattr(value, f, None), depth + 1) for f in value.__dataclass_fields__}
+    if isinstance(value, dict):
+        return {k: for_core(v, depth + 1) for k, v in value.items()}
     if isinstance(value, np.ndarray):
         return _UNREADABLE  # 1.2.1 records NumPy arrays as null
     return value

@@ -62,7 +62,7 @@ class CollectiveCall(TorchCall):
         # asynchronous work so that they hold the result.
         if hasattr(out, "wait"):
             out.wait()
-        return list(args) + list(kwargs.values())
+        return tuple(args) + tuple(kwargs.values())
 
 
 _CALL, _COLLECTIVE = TorchCall(), CollectiveCall()
