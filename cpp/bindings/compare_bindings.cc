@@ -9,7 +9,8 @@
 //         cells as 1.2.1's DataFrame holds them: str, float, int, bool or None
 //       .written_rows() -> rows as 1.2.1 writes them into the xlsx (inf/nan/bool/None as text)
 //       .column(name) -> index or -1
-//       .notes -> [str]: one line per torn input file read up to its last complete record
+//       .notes -> [str]: one line per torn input file read up to its last complete record, or
+//         incomplete dump (its probe disabled itself: dump.json's "probe_disabled")
 //   NameMapper: base class of the name mappings (-cm/-am/-dm/-lm), bound by their owners.
 //   (DataMapper, ApiMapper, CellMapper: name_mapping_bindings.cc.)
 #include <nanobind/nanobind.h>

@@ -5,6 +5,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdlib>
+#include <stdexcept>
+
 #include "msprobe/dump/dump_session.h"
 #include "msprobe/dump/record_builder.h"
 #include "py_record_adapter.h"
@@ -71,6 +74,8 @@ class PySession {
     return builder_.api_pre(api, ref(args), ref(kwargs));
   }
   bool api_post(const std::string& api, int64_t idx, nb::handle output) {
+    if (!fault_api_.empty() && api == fault_api_)
+      throw std::runtime_error("injected fault (MSPROBE_TEST_FAULT) in " + api);
     return builder_.api_post(api, idx, ref(output));
   }
   void api_backward(const std::string& api, int64_t idx, nb::handle grad_outputs, nb::handle grad_inputs) {
@@ -94,6 +99,12 @@ class PySession {
  private:
   static ValueRef ref(nb::handle h) { return PyRecordAdapter::ref(h); }
 
+  // Testing aid: MSPROBE_TEST_FAULT=<API name> makes recording that API's output fail as an
+  // internal error of the probe would (docs/reliability.md).
+  std::string fault_api_ = [] {
+    const char* v = std::getenv("MSPROBE_TEST_FAULT");
+    return std::string(v ? v : "");
+  }();
   PythonTypes types_;
   DumpSession session_;
   PyRecordAdapter adapter_;
@@ -149,6 +160,17 @@ void bind_session(nb::module_& m) {
       .def_prop_ro("overflow_terminated", [](PySession& s) { return s.core().overflow_terminated(); })
       .def_prop_ro("disabled", [](PySession& s) { return s.core().disabled(); })
       .def_prop_ro("disabled_reason", [](PySession& s) { return s.core().disabled_reason(); })
+      .def(
+          "disable_after_error",
+          [](PySession& s, const std::string& reason, const std::string& call) {
+            s.core().disable_after_error(reason, call);
+          },
+          "reason"_a, "call"_a = "",
+          "An internal error of the probe: stop collecting and say so in the step's dump.json.")
+      .def("count_unrecorded", [](PySession& s) { s.core().count_unrecorded(); })
+      .def_prop_ro("unrecorded_calls", [](PySession& s) { return s.core().unrecorded_calls(); })
+      .def_prop_ro("failed_call", [](PySession& s) { return s.core().failed_call(); })
+      .def_prop_ro("failed_step", [](PySession& s) { return s.core().failed_step(); })
       .def_prop_ro("current_step", [](PySession& s) { return s.core().current_step(); })
       .def_prop_ro("entries_written", [](PySession& s) { return s.core().entries_written(); })
       .def_prop_ro("rank_dir", [](PySession& s) { return s.core().rank_dir(); })

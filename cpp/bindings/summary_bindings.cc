@@ -36,6 +36,7 @@ void bind_summary(nb::module_& m) {
       d["backward"] = r.backward;
       d["other"] = r.other;
       d["tensor_files"] = r.tensor_files;
+      d["incomplete"] = r.incomplete;
       out.append(d);
     }
     return out;

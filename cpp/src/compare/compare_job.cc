@@ -152,6 +152,7 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   }
 
   CompareTable table = compare_dumps(job.npu_json, job.bench_json, options, std::move(progress));
+  for (const std::string& note : table.notes) report.warnings.push_back(note);  // torn or incomplete
   report.rows = table.rows.size();
   if (table.rows.empty()) {
     report.warnings.push_back("Can`t match any op.");

@@ -25,6 +25,8 @@ void read_dump_entries(const std::string& path, std::string& task, std::string& 
     fn(name, record);
   });
   if (in.note().torn) repair_note = in.note().message;
+  const std::string incomplete = reader::describe_probe_disabled(in.header().probe_disabled);
+  if (!incomplete.empty()) repair_note += (repair_note.empty() ? "" : "; ") + path + ": " + incomplete;
 }
 
 // 'md5' in x, for the containers md5_find looks into.

@@ -29,7 +29,9 @@ struct ParsedDump {
   bool has_md5 = false;              // 1.2.1 md5_find: some input/output holds an "md5" field
   bool has_pt_data_name = false;     // some data_name ends with ".pt" (check_cross_framework)
   std::vector<ParsedEntry> entries;  // file order; a repeated name keeps its first place, last value
-  std::string repair_note;           // the reader's one-line note when dump.json was torn, else ""
+  // One line when dump.json was torn (the reader's note) or is incomplete (the probe disabled
+  // itself while writing it), else "".
+  std::string repair_note;
 };
 
 // stack: the NPU stack map in stack mode (1.2.1 looks bench names up in it too), else nullptr.

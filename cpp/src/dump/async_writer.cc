@@ -111,6 +111,10 @@ void AsyncWriter::link_file(std::string existing, std::string path, std::string 
   enqueue(Item{Item::Kind::kLink, -1, std::move(path), std::move(contents), std::move(existing)});
 }
 
+void AsyncWriter::set_tail(int file_id, std::string tail) {
+  enqueue(Item{Item::Kind::kTail, file_id, {}, std::move(tail), {}});
+}
+
 void AsyncWriter::close_object_file(int file_id) {
   std::unique_lock<std::mutex> lk(mu_);
   queue_.push_back(Item{Item::Kind::kClose, file_id, {}, {}, {}});
@@ -353,6 +357,26 @@ bool AsyncWriter::reorder(ObjectFile& f, const std::vector<uint32_t>& order) {
   }
 }
 
+// Writes the closing text with the new tail where the old one was, padded with spaces over what
+// is left of the old one, the same way members are written (not across a page boundary).
+bool AsyncWriter::replace_tail(ObjectFile& f, std::string tail) {
+  const size_t old_size = closing(f).size();
+  f.tail = std::move(tail);
+  const std::string close = closing(f);
+  const int64_t pad = closing_pad(f.members_end, close.size());
+  std::string text((size_t)pad, ' ');
+  text += close;
+  if (text.size() < old_size) text.append(old_size - text.size(), ' ');
+  extend_runway(f, f.members_end + (int64_t)text.size());
+  if (!write_two_at(f.fd, nullptr, 0, text, f.members_end, f.path)) {
+    restore_closing(f);
+    return false;
+  }
+  f.file_size = std::max(f.file_size, f.members_end + (int64_t)text.size());
+  f.members_end += pad;
+  return true;
+}
+
 // After a failed write (disk full, file too large): put the closing text back right after the
 // last complete member and cut what follows, so the records already written stay parseable.
 // This needs no new space: it rewrites bytes inside the file and truncates.
@@ -405,10 +429,14 @@ void AsyncWriter::process(std::vector<Item>& batch) {
     }
     if (f->fd < 0) continue;
     Pending& p = pending_for(f);
-    if (it.kind == Item::Kind::kClose || it.kind == Item::Kind::kReorder) {
+    if (it.kind == Item::Kind::kClose || it.kind == Item::Kind::kReorder || it.kind == Item::Kind::kTail) {
       if (!write_members(*f, p)) return;
       if (it.kind == Item::Kind::kReorder) {
         if (!reorder(*f, it.order)) return;
+        continue;
+      }
+      if (it.kind == Item::Kind::kTail) {
+        if (!replace_tail(*f, std::move(it.text))) return;
         continue;
       }
       trim_runway(*f);

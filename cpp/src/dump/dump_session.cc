@@ -80,15 +80,43 @@ void DumpSession::disable(const std::string& reason) {
   switch_ = false;
 }
 
+void DumpSession::disable_after_error(const std::string& reason, const std::string& call) {
+  if (disabled_) return;
+  const bool was_on = switch_on();
+  disable(reason);
+  wanted_ = was_on;
+  failed_call_ = call;
+  failed_step_ = current_step_;
+  entries_before_failure_ = step_entries_;
+  unrecorded_in_step_ = 0;
+  if (files_open_) {
+    note_in_step_ = true;
+    writer_->set_tail(dump_file_, disabled_note());
+  }
+}
+
+std::string DumpSession::disabled_note() const {
+  std::string t = ",\n \"probe_disabled\": {\n  \"reason\": ";
+  append_json_string(t, disabled_reason_);
+  t += ",\n  \"step\": " + std::to_string(failed_step_);
+  t += ",\n  \"first_unrecorded_call\": ";
+  if (failed_call_.empty()) {
+    t += "null";
+  } else {
+    append_json_string(t, failed_call_);
+  }
+  t += ",\n  \"entries_recorded\": " + std::to_string(entries_before_failure_);
+  t += ",\n  \"unrecorded_calls\": " + std::to_string(unrecorded_in_step_);
+  t += "\n }\n}";
+  return t;
+}
+
 bool DumpSession::healthy() {
   if (!disabled_ && writer_->failed()) disable(writer_->error());
   return switch_on();
 }
 
-bool DumpSession::start(int64_t rank) {
-  if (overflow_terminated_) ended_ = true;  // 1.2.1 ends the service at the next start()
-  if (disabled_ || ended_) return false;
-  rank_ = rank;
+bool DumpSession::selected(int64_t rank) {
   if (!config_.rank.empty() &&
       !std::binary_search(config_.rank.begin(), config_.rank.end(), rank < 0 ? 0 : rank))
     return false;
@@ -99,6 +127,19 @@ bool DumpSession::start(int64_t rank) {
     }
     if (!std::binary_search(config_.step.begin(), config_.step.end(), current_step_)) return false;
   }
+  return true;
+}
+
+bool DumpSession::start(int64_t rank) {
+  if (overflow_terminated_) ended_ = true;  // 1.2.1 ends the service at the next start()
+  if (ended_) return false;
+  if (disabled_) {
+    // Nothing is collected any more; the calls of selected steps are counted as lost.
+    wanted_ = selected(rank);
+    return false;
+  }
+  rank_ = rank;
+  if (!selected(rank)) return false;
   if (!files_open_) {
     try {
       open_step_files();
@@ -113,6 +154,7 @@ bool DumpSession::start(int64_t rank) {
 
 void DumpSession::stop() {
   switch_ = false;
+  wanted_ = false;
   place_entries();
   if (overflow_ && files_open_) write_overflow_summary();
   flush();
@@ -120,6 +162,7 @@ void DumpSession::stop() {
 
 void DumpSession::step() {
   switch_ = false;
+  wanted_ = false;
   close_step_files();
   ++current_step_;
   api_counts_.clear();
@@ -180,6 +223,10 @@ void DumpSession::open_step_files() {
 void DumpSession::close_step_files() {
   if (!files_open_) return;
   place_entries();
+  if (note_in_step_) {
+    writer_->set_tail(dump_file_, disabled_note());
+    note_in_step_ = false;
+  }
   if (overflow_) write_overflow_summary();
   writer_->close_object_file(dump_file_);
   writer_->close_object_file(stack_file_);

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "msprobe/format/json_value.h"
+#include "msprobe/reader/dump_json_reader.h"
 
 namespace msprobe {
 
@@ -55,6 +56,7 @@ std::vector<RankDumpSummary> summarize_dump(const std::string& dump_path) {
             ++r.other;
         }
       }
+      if (const JsonValue* note = doc.find("probe_disabled")) r.incomplete = reader::describe_probe_disabled(*note);
       r.tensor_files = (int64_t)list_dir(dir + "/dump_tensor_data", "").size() - 2;
       if (r.tensor_files < 0) r.tensor_files = 0;
       rows.push_back(std::move(r));

@@ -53,7 +53,10 @@ void RecordBuilder::resolve(bool force) {
 }
 
 int64_t RecordBuilder::api_pre(const std::string& api, ValueRef args, ValueRef kwargs) {
-  if (!session_.healthy()) return -1;
+  if (!session_.healthy()) {
+    session_.count_unrecorded();
+    return -1;
+  }
   const int64_t idx = session_.next_api_index(api);
   const std::string name = call_key(api, idx) + ".forward";
   session_.record_parent(name);

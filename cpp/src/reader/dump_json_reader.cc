@@ -27,6 +27,11 @@ const char* describe_start(int c) {
 
 constexpr size_t kNoData = (size_t)-1;
 
+// The probe writes its "probe_disabled" note as the last member of the top-level object, on a
+// line of its own; a newline cannot occur inside a JSON string, so this text is that member.
+constexpr std::string_view kDisabledKey = "\n \"probe_disabled\": ";
+constexpr size_t kNoteWindow = 64 * 1024;
+
 }  // namespace
 
 struct DumpJsonReader::Mapping {
@@ -111,6 +116,18 @@ DumpJsonReader::DumpJsonReader(const std::string& path) : path_(path) {
     if (!e.truncated()) throw;
     torn = true;
   }
+  // The note is at the end: found there, without walking the entries.
+  const size_t from = text.size() > kNoteWindow ? text.size() - kNoteWindow : 0;
+  const size_t at = text.substr(from).rfind(kDisabledKey);
+  if (at != std::string_view::npos) {
+    JsonCursor note(text, path);
+    note.seek(from + at + kDisabledKey.size());
+    try {
+      header_.probe_disabled = note.parse_value();
+    } catch (const JsonParseError&) {
+      // cut inside the note (a kill while it was written): the entries are what they are
+    }
+  }
   if (data_begin_ == kNoData) {
     if (!torn) {
       throw FileError(path + ": no \"data\" object: something wrong with the dump, no data found");
@@ -123,6 +140,26 @@ DumpJsonReader::DumpJsonReader(const std::string& path) : path_(path) {
 }
 
 DumpJsonReader::~DumpJsonReader() = default;
+
+std::string describe_probe_disabled(const JsonValue& note) {
+  if (!note.is_object()) return "";
+  auto text = [&](const char* key) {
+    const JsonValue* v = note.find(key);
+    return v && v->is_string() ? v->as_string() : std::string();
+  };
+  auto number = [&](const char* key) {
+    const JsonValue* v = note.find(key);
+    return v && v->is_int() ? v->as_int() : (int64_t)-1;
+  };
+  std::string s = "incomplete: the probe disabled itself after an internal error";
+  if (number("step") >= 0) s += " at step " + std::to_string(number("step"));
+  if (!text("first_unrecorded_call").empty()) s += ", call " + text("first_unrecorded_call");
+  if (number("entries_recorded") >= 0) s += ", after " + std::to_string(number("entries_recorded")) + " entries";
+  if (number("unrecorded_calls") >= 0)
+    s += "; " + std::to_string(number("unrecorded_calls")) + " later calls of the step were not recorded";
+  if (!text("reason").empty()) s += " (" + text("reason") + ")";
+  return s;
+}
 
 void DumpJsonReader::for_each_entry(
     const std::function<void(std::string_view name, const JsonValue& record)>& fn) {

@@ -90,6 +90,7 @@ std::string render_compare_report(const ReportInput& in) {
     p.rank = r.rank;
     p.step = r.step;
     p.table = r.table;
+    for (const std::string& note : r.table->notes) page.notes.push_back(note);  // torn or incomplete
     p.row_verdict = row_verdicts(*r.table);
     compare::DivergenceContext ctx;
     ctx.rank = r.rank;

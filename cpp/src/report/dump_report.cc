@@ -187,6 +187,8 @@ std::string render_dump_report(const std::string& dump_path, const std::string& 
     p.step = lp->where.step;
     if (p.step >= 0) p.label = "step" + std::to_string(p.step);
     if (p.rank >= 0) p.label += (p.label.empty() ? "" : "/") + std::string("rank") + std::to_string(p.rank);
+    const std::string incomplete = reader::describe_probe_disabled(lp->header.probe_disabled);
+    if (!incomplete.empty()) page.notes.push_back((p.label.empty() ? "dump" : p.label) + ": " + incomplete);
     p.table = &lp->rows.table;
     p.row_verdict = lp->rows.verdict;
     p.row_value = lp->rows.value;

@@ -464,6 +464,9 @@ std::string build_page_json(const PageInput& in) {
   }
   out += ']';
 
+  append_key(out, "notes");
+  append_string_list(out, in.notes);
+
   size_t rows_c[5] = {0, 0, 0, 0, 0}, entries_c[5] = {0, 0, 0, 0, 0};
   append_key(out, "parts");
   out += '[';

@@ -40,6 +40,8 @@ struct PageInput {
   std::vector<RunInfo> runs;
   std::vector<PartInput> parts;
   std::vector<compare::Suspect> top_suspects;  // best first
+  // Warnings about the data shown, one line each (an incomplete dump), above everything else.
+  std::vector<std::string> notes;
 };
 
 std::string build_page_json(const PageInput& in);

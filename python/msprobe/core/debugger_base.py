@@ -56,6 +56,7 @@ class DebuggerBase:
         self.problems = ProblemReport()
         self.STATE.session = session
         self.STATE.on_error = self._internal_error
+        self.STATE.failed = False
         return session
 
     def _finish_init(self):
@@ -66,11 +67,22 @@ class DebuggerBase:
     def _set_active(self, on):
         self.STATE.active = on
 
-    def _internal_error(self, exc):
-        self._set_active(False)
+    def _internal_error(self, exc, call=None):
+        """A fault of the probe: the session stops collecting and notes it in dump.json; the
+        wrappers go on only counting what they would have recorded (HookState.failed)."""
+        first = not self.STATE.failed
+        self.STATE.failed = True
+        if first:
+            self._set_active(self.STATE.active)  # the framework's side of "failed" (MindSpore)
+        try:
+            self.session.disable_after_error(f"{type(exc).__name__}: {exc}", call or "")
+        except Exception:  # noqa: BLE001  the note is best effort; the error line below is not
+            pass
         self.problems.internal_error(exc)
 
     def _report_disabled(self):
+        if self.session.disabled:
+            self.STATE.failed = True
         self.problems.session_disabled(self.session)
 
     def _at_exit(self):
@@ -78,6 +90,21 @@ class DebuggerBase:
         if self.session is not None:
             self.session.close()
             self._report_disabled()
+            self._report_lost_calls()
+
+    def _report_lost_calls(self):
+        """One line at the end of the run: how many calls the disabled probe did not record."""
+        session = self.session
+        if not session.disabled:
+            return
+        where = ""
+        if session.failed_step >= 0:
+            where = f" at step {session.failed_step}"
+            if session.failed_call:
+                where += f", call {session.failed_call}"
+        log.error(f"{session.unrecorded_calls} calls were not recorded: the probe disabled itself"
+                  f"{where} ({session.disabled_reason}); the dump stops there (dump.json: "
+                  f"\"probe_disabled\")")
 
     # ---- public API ----------------------------------------------------------------------------
     @classmethod
@@ -126,8 +153,9 @@ class DebuggerBase:
         was_on = session.switch_on
         on = session.start(rank)
         report_repairs(session)
-        self._set_active(on and not self.problems.reported)
         self._report_disabled()
+        # A disabled probe stays active only to count what it does not record (HookState.failed).
+        self._set_active(on or self.STATE.failed)
         if on and not was_on:
             log.info(f"Dump switch is turned on at step {session.current_step}. "
                      f"Dump data will be saved in {session.rank_dir}.")

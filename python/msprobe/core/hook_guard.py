@@ -8,7 +8,7 @@ def guarded(state, fn, skip_when_busy=False):
     framework computes."""
     def hook(*args):
         session = state.session
-        if session is None:
+        if session is None or state.failed:
             return None
         was_busy = state.busy
         if was_busy and skip_when_busy:

@@ -16,7 +16,10 @@ class HookState:
     def __init__(self):
         self.active = False
         self.session = None
-        self.on_error = None  # callable(exc): report once and disable the probe
+        self.on_error = None  # callable(exc, call=None): report once and disable the probe
+        # The probe disabled itself: hooks do nothing, wrappers only count the calls they would
+        # have recorded (the session says how many at the end).
+        self.failed = False
         self._thread = _PerThread()
 
     @property

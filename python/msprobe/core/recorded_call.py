@@ -38,6 +38,9 @@ def recorded_call(state, capture, call, api_name, args, kwargs):
     """Returns call(*args, **kwargs), recorded. The caller has checked that dumping is on and that
     this thread is not inside probe code (state.active and not state.busy)."""
     session = state.session
+    if state.failed:
+        session.count_unrecorded()
+        return call(*args, **kwargs)
     was_busy = state.busy
     state.busy = True
     try:
@@ -46,14 +49,14 @@ def recorded_call(state, capture, call, api_name, args, kwargs):
         if idx >= 0:
             capture.opened(session)
     except Exception as e:
-        state.on_error(e)
+        state.on_error(e, f"{api_name}.forward")
         idx = -1
     backward = None
     if idx >= 0:
         try:
             args, backward = capture.attach_backward(api_name, idx, args)
         except Exception as e:
-            state.on_error(e)
+            state.on_error(e, f"{api_name}.{idx}.forward")
             backward = None
     try:
         out = call(*args, **kwargs)
@@ -63,7 +66,7 @@ def recorded_call(state, capture, call, api_name, args, kwargs):
             try:
                 session.api_post(api_name, idx, (None,))
             except Exception as e:
-                state.on_error(e)
+                state.on_error(e, f"{api_name}.{idx}.forward")
         raise
     finally:
         state.busy = was_busy
@@ -74,7 +77,7 @@ def recorded_call(state, capture, call, api_name, args, kwargs):
         collected = session.api_post(api_name, idx, capture.encode(recorded))
         out = capture.after(api_name, idx, out, collected, backward)
     except Exception as e:
-        state.on_error(e)
+        state.on_error(e, f"{api_name}.{idx}.forward")
     finally:
         state.busy = was_busy
     return out

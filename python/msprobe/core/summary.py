@@ -21,6 +21,8 @@ def print_summary(dump_path):
         print(f"{r['dir']}: task {r['task']}, level {r['level']}, {r['entries']} entries "
               f"({r['forward']} forward, {r['backward']} backward, {r['other']} other), "
               f"{r['tensor_files']} tensor files")
+        if r["incomplete"]:
+            print(f"{r['dir']}: {r['incomplete']}")
     if any(r["task"] == "overflow_check" for r in rows):
         try:
             report = _core.overflow_report(dump_path)

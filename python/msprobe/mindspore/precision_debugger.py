@@ -96,7 +96,7 @@ class PrecisionDebugger(DebuggerBase):
 
     def _set_active(self, on):
         STATE.active = on
-        PIPELINE.set_synchronous(on)  # see pipeline.py
+        PIPELINE.set_synchronous(on and not STATE.failed)  # see pipeline.py
 
     @classmethod
     def _not_created(cls, what):
@@ -115,7 +115,7 @@ class PrecisionDebugger(DebuggerBase):
         session = self.session
         if session.ended:
             self._report_end()
-        if session.disabled or session.ended:
+        if session.ended:
             return
         _check_model(model)
         level = self.config.level

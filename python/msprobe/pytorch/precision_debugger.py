@@ -90,7 +90,7 @@ class PrecisionDebugger(DebuggerBase):
         if level not in ("L0", "mix") and model is not None and not self.modules_registered:
             log.info(f"level {level} records APIs only; the model passed to start() is ignored")
         session = self.session
-        if session.disabled or session.ended:
+        if session.ended:
             return
         rank = -1
         if torch.distributed.is_available() and torch.distributed.is_initialized():

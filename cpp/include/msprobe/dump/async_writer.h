@@ -52,6 +52,9 @@ class AsyncWriter {
   // Makes `path` a hard link to `existing` (written earlier through this writer): the same tensor
   // saved under a second name costs no I/O. Falls back to writing `contents` if linking fails.
   void link_file(std::string existing, std::string path, std::string contents);
+  // Replaces the text after the object (the `tail` given at open), once the members queued before
+  // are written: a note that follows the members (dump.json's "probe_disabled").
+  void set_tail(int file_id, std::string tail);
   // Stops appending to a file once its queued members are written.
   void close_object_file(int file_id);
   // Blocks until everything queued so far has been handed to the OS.
@@ -63,7 +66,7 @@ class AsyncWriter {
 
  private:
   struct Item {
-    enum class Kind { kMember, kFile, kLink, kClose, kReorder } kind;
+    enum class Kind { kMember, kFile, kLink, kClose, kReorder, kTail } kind;
     int file_id;
     std::string path;
     std::string text;
@@ -103,6 +106,7 @@ class AsyncWriter {
   static int64_t closing_pad(int64_t at, size_t size);
   void trim_runway(ObjectFile& f);
   void restore_closing(ObjectFile& f);
+  bool replace_tail(ObjectFile& f, std::string tail);
   void fail(const std::string& what, int err);
   bool write_two_at(int fd, const char* a, size_t na, const std::string& b, int64_t offset,
                     const std::string& path);

@@ -46,6 +46,23 @@ class DumpSession {
   // Checks the writer; on failure disables the session. Returns switch_on().
   bool healthy();
   void disable(const std::string& reason);
+  // An internal error of the probe (a fault of ours, not the user's): disables the session and
+  // says so in the step's dump.json, after "data": "probe_disabled" with the reason, the step, the
+  // call that was not recorded (`call`, "" when unknown), the entries recorded before it and the
+  // calls of the step not recorded after it (updated when the step's files close).
+  void disable_after_error(const std::string& reason, const std::string& call);
+  // A call that the probe would have recorded (the switch is on) but does not, being disabled.
+  void count_unrecorded() {
+    if (disabled_ && wanted_) {
+      ++unrecorded_calls_;
+      ++unrecorded_in_step_;
+    }
+  }
+  // Calls not recorded since the probe disabled itself, in the whole run.
+  int64_t unrecorded_calls() const { return unrecorded_calls_; }
+  // The call (or "") and step at which the probe disabled itself after an internal error.
+  const std::string& failed_call() const { return failed_call_; }
+  int64_t failed_step() const { return failed_step_; }
 
   // Call counters, reset by step().
   int64_t next_api_index(const std::string& api);
@@ -114,10 +131,14 @@ class DumpSession {
   std::string rank_dir() const { return rank_dir_; }
 
  private:
+  // Whether the current step and `rank` are dumped; past the last configured step it ends the session.
+  bool selected(int64_t rank);
   void open_step_files();
   void close_step_files();
   // Puts entries emitted at a marked place where they belong (see mark_place).
   void place_entries();
+  // dump.json's text after "data" while the probe is disabled in this step (see disable_after_error).
+  std::string disabled_note() const;
 
   DumpConfig config_;
   SessionOptions opt_;
@@ -142,6 +163,14 @@ class DumpSession {
 
   bool switch_ = false, disabled_ = false, ended_ = false, files_open_ = false;
   std::string disabled_reason_;
+  // Between a start() that would have collected (the step and rank are selected) and stop().
+  bool wanted_ = false;
+  // disable_after_error: where, and what was lost after it.
+  bool note_in_step_ = false;
+  std::string failed_call_;
+  int64_t failed_step_ = -1;
+  uint64_t entries_before_failure_ = 0;
+  int64_t unrecorded_calls_ = 0, unrecorded_in_step_ = 0;
   int64_t current_step_ = 0;
   int64_t rank_ = -1;
   bool rank_known_ = false;

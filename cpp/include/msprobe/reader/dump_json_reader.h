@@ -16,11 +16,19 @@ namespace reader {
 struct DumpHeader {
   std::string task, level, framework;  // "" when absent
   JsonValue dump_data_dir;             // raw value (null or a string)
+  // Our probe's note after "data" when it disabled itself while writing this file (an internal
+  // error): {reason, step, first_unrecorded_call, entries_recorded, unrecorded_calls}; null when
+  // the dump is complete.
+  JsonValue probe_disabled;
   std::string folder;                  // the folder holding dump.json
   // dump_data_dir is truthy (Python truth): tensors are in <folder>/dump_tensor_data.
   bool has_real_data() const;
   std::string tensor_dir() const { return folder + "/dump_tensor_data"; }
 };
+
+// One line for people saying that a dump is incomplete, from its "probe_disabled" note; "" for
+// null (a complete dump).
+std::string describe_probe_disabled(const JsonValue& note);
 
 class DumpJsonReader {
  public:

@@ -152,6 +152,11 @@
         '</td><td>' + esc(r.task) + '</td><td class="path">' + esc(r.path) + '</td></tr>';
     h += '</table><div class="hint">' + DATA.parts.length + (DATA.parts.length === 1 ? ' part' : ' parts (steps × ranks)') + '</div>';
     $('runs').innerHTML = h;
+    // Warnings about the data itself (an incomplete dump), above everything else.
+    if (DATA.notes && DATA.notes.length) {
+      $('notes').hidden = false;
+      $('notes').innerHTML = DATA.notes.map((n) => '<div class="note">⚠ ' + esc(n) + '</div>').join('');
+    }
   }
   function renderCounts() {
     const p = DATA.parts[state.part];
