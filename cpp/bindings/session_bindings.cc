@@ -78,6 +78,7 @@ class PySession {
       throw std::runtime_error("injected fault (MSPROBE_TEST_FAULT) in " + api);
     return builder_.api_post(api, idx, ref(output));
   }
+  void api_backward_begin(const std::string& api, int64_t idx) { builder_.api_backward_begin(api, idx); }
   void api_backward(const std::string& api, int64_t idx, nb::handle grad_outputs, nb::handle grad_inputs) {
     builder_.api_backward(api, idx, ref(grad_outputs), ref(grad_inputs));
   }
@@ -137,6 +138,7 @@ void bind_session(nb::module_& m) {
           "flush", [](PySession& s) { s.core().flush(); }, nb::call_guard<nb::gil_scoped_release>())
       .def("api_pre", &PySession::api_pre, "api"_a, "args"_a.none(), "kwargs"_a.none())
       .def("api_post", &PySession::api_post, "api"_a, "index"_a, "output"_a.none())
+      .def("api_backward_begin", &PySession::api_backward_begin, "api"_a, "index"_a)
       .def("api_backward", &PySession::api_backward, "api"_a, "index"_a, "grad_outputs"_a.none(),
            "grad_inputs"_a.none())
       .def("module_pre",

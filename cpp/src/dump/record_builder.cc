@@ -38,6 +38,7 @@ void RecordBuilder::step() {
   pending_.clear();  // calls without a post hook: their entries are never written
   drop_unresolved();
   param_places_.clear();
+  backward_places_.clear();
   report_step_overflows();
   session_.step();
   adapter_.end_step();
@@ -96,8 +97,21 @@ void RecordBuilder::api_backward(const std::string& api, int64_t idx, ValueRef g
   if (session_.disabled()) return;
   if (session_.overflow_terminated()) return;
   const std::string key = call_key(api, idx);
-  backward_entry(key + ".backward", grad_outputs, grad_inputs, true, key);
+  const std::string name = key + ".backward";
+  int64_t place = -1;
+  if (auto it = backward_places_.find(name); it != backward_places_.end()) {
+    place = it->second;
+    backward_places_.erase(it);
+  }
+  backward_entry(name, grad_outputs, grad_inputs, true, key, place);
   maybe_resolve();
+}
+
+void RecordBuilder::api_backward_begin(const std::string& api, int64_t idx) {
+  if (!session_.switch_on()) return;
+  const std::string name = call_key(api, idx) + ".backward";
+  session_.record_parent(name);
+  backward_places_[name] = session_.mark_place(session_.step_entries() + queue_.size());
 }
 
 std::string RecordBuilder::module_pre(const std::string& prefix, const std::string& direction) {
@@ -175,8 +189,9 @@ void RecordBuilder::param_grad(const std::string& prefix, const std::string& par
 
 // forward_key: the forward call whose source line a backward overflow reports.
 void RecordBuilder::backward_entry(const std::string& name, ValueRef in, ValueRef out, bool is_api,
-                                   const std::string& forward_key) {
-  if (is_api) session_.record_parent(name);  // modules recorded theirs in module_pre
+                                   const std::string& forward_key, int64_t place) {
+  // Modules recorded their parent in module_pre, begun API backwards in api_backward_begin.
+  if (is_api && place < 0) session_.record_parent(name);
   if (!session_.scope().check(name)) return;
   EntryParts e;
   const auto& dm = session_.data_mode();
@@ -190,7 +205,7 @@ void RecordBuilder::backward_entry(const std::string& name, ValueRef in, ValueRe
     auto it = forward_source_.find(forward_key);
     if (it != forward_source_.end()) source = it->second;
   }
-  emit(name, e.finish(), e.sink, source);
+  emit(name, e.finish(), e.sink, source, overflow_ ? -1 : place);
 }
 
 // EntryParts::part; under overflow_check the part's tensors mark the entry's sink.

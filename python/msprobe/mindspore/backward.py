@@ -66,8 +66,11 @@ class _HookDict(dict):
 
 
 class CallBackward:
-    """Backward capture of one call: wrap(args) before the call, wrap(output) after it."""
-    __slots__ = ("prim", "table")
+    """Backward capture of one call: wrap(args) before the call, wrap_output(output) after it.
+    A second primitive on the outputs only says when the call's backward begins (its outputs'
+    gradients arrived): the entry's parent and place are taken then, as 1.2.1 does, while its
+    inputs' gradients come later (inside an LSTM, after other cells' backward)."""
+    __slots__ = ("prim", "table", "begin", "begin_table")
 
     def __init__(self, api_name, idx):
         table = _HookDict()
@@ -76,14 +79,26 @@ class CallBackward:
             BACKWARD_END.arm()
             session.api_backward(api_name, idx, for_core(grad_outputs), for_core(grad_inputs))
 
+        def begin(session, _owner, _grad_outputs):
+            session.api_backward_begin(api_name, idx)
+
         table[0] = guarded(STATE, record, skip_when_busy=True)
         self.table = table
         self.prim = _CellBackwardHook(f"{api_name}.{idx}", None, table)
         self.prim.register_backward_hook()
         self.prim.msprobe_table = table  # the primitive holds the table only weakly
+        begin_table = _HookDict()
+        begin_table[0] = guarded(STATE, begin, skip_when_busy=True)
+        self.begin_table = begin_table
+        self.begin = _CellBackwardHook(f"{api_name}.{idx}.begin", None, begin_table)
+        self.begin.register_backward_pre_hook()
+        self.begin.msprobe_table = begin_table
 
     def wrap(self, values):
         return self.prim(values)
+
+    def wrap_output(self, values):
+        return self.begin(self.prim(values))
 
 
 def new_call_backward(api_name, idx):

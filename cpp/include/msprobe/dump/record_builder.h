@@ -42,6 +42,11 @@ class RecordBuilder {
   bool api_post(const std::string& api, int64_t idx, ValueRef output);
   // API backward: grad_outputs flow in ("input"), grad_inputs are produced ("output").
   void api_backward(const std::string& api, int64_t idx, ValueRef grad_outputs, ValueRef grad_inputs);
+  // The backward of an API call begins (its outputs' gradients arrived), before its inputs'
+  // gradients are known: the entry's construct.json parent and its place in dump.json are taken
+  // now, as 1.2.1 does; api_backward writes the entry there. Optional (MindSpore's capture
+  // reports it; a call without it is placed when api_backward comes).
+  void api_backward_begin(const std::string& api, int64_t idx);
   // Module / Cell pre-hook (forward or backward): counts, pushes, records the parent; returns
   // the node's name "{prefix}{direction}.{n}".
   std::string module_pre(const std::string& prefix, const std::string& direction);
@@ -71,7 +76,7 @@ class RecordBuilder {
   };
 
   void backward_entry(const std::string& name, ValueRef in, ValueRef out, bool is_api,
-                      const std::string& forward_key);
+                      const std::string& forward_key, int64_t place = -1);
   template <typename Fn>
   void part(EntryParts& e, const char* key, bool output_side, Fn&& fn);
   void forward_done(const std::string& name, const std::string& forward_key, EntryParts& e,
@@ -103,6 +108,7 @@ class RecordBuilder {
   std::unordered_map<std::string, PendingParamGrads> param_grads_;
   std::vector<std::string> param_order_;
   std::unordered_map<std::string, int64_t> param_places_;  // module prefix -> parameters_grad place
+  std::unordered_map<std::string, int64_t> backward_places_;  // begun API backward -> its place
   // overflow_check
   std::unordered_map<std::string, int64_t> forward_source_;  // "api.idx" / module -> user frame
   std::unordered_set<std::string> forward_overflowed_;       // modules whose forward overflowed
