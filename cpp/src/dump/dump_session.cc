@@ -145,6 +145,7 @@ bool DumpSession::start(int64_t rank) {
       open_step_files();
     } catch (const std::exception& e) {
       disable(e.what());
+      wanted_ = true;  // this step's calls are lost too
       return false;
     }
   }

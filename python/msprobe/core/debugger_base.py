@@ -97,11 +97,13 @@ class DebuggerBase:
         session = self.session
         if not session.disabled:
             return
-        where = ""
-        if session.failed_step >= 0:
-            where = f" at step {session.failed_step}"
-            if session.failed_call:
-                where += f", call {session.failed_call}"
+        if session.failed_step < 0:  # an I/O failure: its reason was reported when it happened
+            log.error(f"{session.unrecorded_calls} calls were not recorded after the dump was "
+                      f"disabled ({session.disabled_reason})")
+            return
+        where = f" at step {session.failed_step}"
+        if session.failed_call:
+            where += f", call {session.failed_call}"
         log.error(f"{session.unrecorded_calls} calls were not recorded: the probe disabled itself"
                   f"{where} ({session.disabled_reason}); the dump stops there (dump.json: "
                   f"\"probe_disabled\")")
