@@ -165,6 +165,11 @@ void bind_session(nb::module_& m) {
       .def(
           "disable_after_error",
           [](PySession& s, const std::string& reason, const std::string& call) {
+            // Entries recorded before the error may still wait for deferred reads: write them.
+            try {
+              s.record().resolve(true);
+            } catch (const std::exception&) {
+            }
             s.core().disable_after_error(reason, call);
           },
           "reason"_a, "call"_a = "",
