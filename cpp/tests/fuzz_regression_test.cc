@@ -3,6 +3,7 @@
 // AddressSanitizer and UndefinedBehaviorSanitizer, like the fuzzers.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -74,6 +75,21 @@ TEST(FuzzRegressions, UnalignedTensorStorageGivesStatistics) {
   const TensorStats s = compute_stats(t.view(), true);
   EXPECT_EQ(s.max.kind, StatValue::Kind::kFloat);
   fs::remove_all(msprobe_fuzz::scratch());
+}
+
+// xlsx: a cell of 8 Mi '&' with no ';' (8.5 KB deflated). The entity decoder looked for the ';'
+// up to the end of the text from every '&': quadratic, minutes for this file, hours for a larger
+// one. The bound is far above the linear time (milliseconds) and far below the quadratic.
+TEST(FuzzRegressions, AmpersandsWithoutSemicolonDecodeInLinearTime) {
+  const std::string bytes = slurp(kRegressions / "xlsx" / "ampersands_without_semicolon");
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<compare::XlsxSheet> sheets = compare::read_xlsx_bytes(bytes, "x.xlsx", true);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(sheets.size(), 1u);
+  ASSERT_EQ(sheets[0].rows.size(), 1u);
+  ASSERT_EQ(sheets[0].rows[0].size(), 1u);
+  EXPECT_EQ(sheets[0].rows[0][0].s, std::string(8u << 20, '&'));
+  EXPECT_LT(seconds, 10.0);
 }
 
 // xlsx: the target re-packs each input (fuzz_support.h) so that mutated XML reaches the reader.
