@@ -24,12 +24,21 @@ def test_constructor_arguments(fresh_debugger, kwargs, pattern):
     assert "\n" not in str(e.value)
 
 
-def test_level_l2_needs_npu(fresh_debugger, tmp_path):
+@pytest.mark.parametrize("how", ["config", "argument"])
+def test_level_l2_is_refused_as_unsupported(fresh_debugger, tmp_path, how):
+    # 1.2.1's PyTorch L2 is torch_npu's ACL kernel dump; it is not implemented here, so the
+    # message must not send the user to install torch_npu (the raise does not depend on it).
     cfg = tmp_path / "l2.json"
-    cfg.write_text('{"task": "statistics", "dump_path": "./dump", "level": "L2",'
-                   ' "statistics": {"list": ["Functional.conv2d.0.forward"]}}')
-    with pytest.raises(MsprobeException, match="L2.*torch_npu"):
-        fresh_debugger(config_path=str(cfg))
+    cfg.write_text('{"task": "tensor", "dump_path": "./dump", "level": "%s",'
+                   ' "tensor": {"list": ["Functional.conv2d.0.forward"]}}' % ("L2" if how == "config" else "L1"))
+    with pytest.raises(MsprobeException) as e:
+        fresh_debugger(config_path=str(cfg), **({"level": "L2"} if how == "argument" else {}))
+    msg = str(e.value)
+    assert msg == ("level 'L2' (kernel dump: the ACL dump of one API's NPU kernels through torch_npu) "
+                   "is not supported by this version of msprobe, with or without torch_npu; "
+                   "use L1 (or L0, mix) to dump the API's inputs and outputs")
+    assert "needs torch_npu" not in msg
+    assert not (tmp_path / "dump").exists()  # refused before anything is written
 
 
 @pytest.mark.parametrize("kwargs,field", [

@@ -115,6 +115,16 @@ INVALID = [
      ['"statistics.summary_mode[1]" must be one of md5, max, min, mean, l2norm, got "norm"']),
     ("file_format_unknown", {"task": "tensor", "tensor": {"file_format": "pt"}}, {},
      ['"tensor.file_format" must be one of npy, bin, got "pt"']),
+    # 1.2.1's online run_ut sends tensors to a GPU host; not implemented, so refused (never a
+    # silent full tensor dump instead).
+    ("tensor_online_run_ut", {"task": "tensor", "tensor": {"online_run_ut": True, "host": "10.0.0.1", "port": 8080}},
+     {}, ['"tensor.online_run_ut" is true, but online run_ut', "is not supported by this version",
+          "set it to false (or remove it) to dump the tensors",
+          "then run `msprobe -f pytorch run_ut -api_info <dump.json>`"]),
+    ("tensor_online_run_ut_override_task", {"task": "statistics", "tensor": {"online_run_ut": True}},
+     {"task": "tensor"}, ['"tensor.online_run_ut" is true, but online run_ut', "is not supported"]),
+    ("tensor_online_run_ut_not_bool", {"task": "tensor", "tensor": {"online_run_ut": "true"}}, {},
+     ['"tensor.online_run_ut" must be true or false, got "true"']),
     ("overflow_nums_string", {"task": "overflow_check", "overflow_check": {"overflow_nums": "1"}}, {},
      ['"overflow_check.overflow_nums" must be -1 (no limit) or an integer >= 0 (0 means 1)', 'got "1"']),
     ("overflow_nums_zero_ms", {"task": "overflow_check", "overflow_check": {"overflow_nums": 0}},
@@ -290,6 +300,15 @@ def test_overrides_win(tmp_path):
 def test_unknown_keys_ignored(tmp_path):
     c = _core.load_config(write(tmp_path, {"whatever": 1, "statistics": {"extra": True, "summary_mode": "md5"}}))
     assert c.summary_mode == "md5"
+
+
+def test_online_run_ut_false_or_mindspore_accepted(tmp_path):
+    c = _core.load_config(write(tmp_path, {"task": "tensor", "tensor": {"online_run_ut": False}}))
+    assert c.task == "tensor"
+    # MindSpore 1.2.1 has no online run_ut: the key is unknown there, and ignored like any other.
+    c = _core.load_config(write(tmp_path, {"task": "tensor", "tensor": {"online_run_ut": True}}),
+                          framework="mindspore")
+    assert c.task == "tensor"
 
 
 def test_other_sections_not_validated(tmp_path):

@@ -13,6 +13,7 @@
 #include "msprobe/base/error.h"
 #include "msprobe/check/api_precision_compare.h"
 #include "msprobe/check/csv_table.h"
+#include "msprobe/compare/xlsx_reader.h"
 #include "msprobe/config/dump_config.h"
 #include "msprobe/dump/dump_repair.h"
 #include "msprobe/format/json_value.h"
@@ -208,6 +209,34 @@ inline void dump_json(const uint8_t* data, size_t size) {
   check_repair("dump.json", bytes);
   check_repair("stack.json", bytes);
   check_repair("construct.json", bytes);
+}
+
+// merge_result's inputs (compare_result_*.xlsx, any workbook a user saved): the first sheet, as
+// merge_result reads it, every cell readable, or one FileError line. The file as it is (the zip
+// layer: directory, zip64, inflate, CRC), then its entries re-packed with correct CRCs
+// (fuzz_support.h) so that changes inside the XML reach the SpreadsheetML reader.
+inline void xlsx(const uint8_t* data, size_t size) {
+  using namespace msprobe;
+  auto check = [](const std::vector<compare::XlsxSheet>& sheets) {
+    if (sheets.empty()) std::abort();  // "no sheet" is a FileError
+    size_t cells = 0;
+    for (const compare::XlsxSheet& sheet : sheets) {
+      cells += sheet.name.size();
+      for (const auto& row : sheet.rows) {
+        for (const compare::Cell& c : row) cells += c.s.size() + (c.kind == compare::Cell::Kind::kNumber);
+      }
+    }
+    if (cells == (size_t)-1) std::abort();  // keeps the reads
+  };
+  const std::string_view bytes = as_text(data, size);
+  try {
+    check(compare::read_xlsx(write_file("x.xlsx", bytes), /*first_only=*/true));  // as merge_result
+  } catch (const FileError&) {
+  }
+  try {
+    check(compare::read_xlsx_bytes(repack_zip(bytes), "repacked.xlsx", /*first_only=*/true));
+  } catch (const FileError&) {
+  }
 }
 
 }  // namespace msprobe_fuzz

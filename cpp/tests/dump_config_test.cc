@@ -247,6 +247,20 @@ TEST(DumpConfig, FileFormat) {
   EXPECT_EQ(cfg(R"({"task": "tensor", "tensor": {"file_format": "bin"}})").file_format, "bin");
 }
 
+// 1.2.1's online run_ut (PyTorch tensor task) is refused, not turned into a full tensor dump.
+TEST(DumpConfig, OnlineRunUtRefused) {
+  const std::string m = err(R"({"task": "tensor", "tensor": {"online_run_ut": true, "host": "10.0.0.1"}})");
+  EXPECT_EQ(m.rfind("c.json: \"tensor.online_run_ut\" is true, but online run_ut", 0), 0u) << m;
+  EXPECT_HAS(m, "is not supported by this version");
+  EXPECT_HAS(m, "msprobe -f pytorch run_ut -api_info");
+  EXPECT_HAS(err(R"({"task": "tensor", "tensor": {"online_run_ut": "true"}})"),
+             "\"tensor.online_run_ut\" must be true or false, got \"true\"");
+  EXPECT_EQ(err(R"({"task": "tensor", "tensor": {"online_run_ut": false}})"), "<ok>");
+  // Only the tensor section has the key; MindSpore 1.2.1 does not know it (ignored there).
+  EXPECT_EQ(err(R"({"task": "statistics", "statistics": {"online_run_ut": true}})"), "<ok>");
+  EXPECT_EQ(err(R"({"task": "tensor", "tensor": {"online_run_ut": true}})", Framework::kMindSpore), "<ok>");
+}
+
 TEST(DumpConfig, OverflowCheck) {
   EXPECT_EQ(cfg(R"({"task": "overflow_check", "overflow_check": {"overflow_nums": -1}})").overflow_nums, -1);
   // PyTorch: 0 is read as the default 1 (as 1.2.1's DebuggerConfig does); below -1 is refused.

@@ -6,10 +6,10 @@ import os
 import subprocess
 import sys
 
+import cdp  # tests/report/cdp.py: a broken helper must fail, not skip
 import pytest
 from conftest import TESTS_DIR
 
-cdp = pytest.importorskip("cdp")
 if cdp.chromium_path() is None:
     pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
 

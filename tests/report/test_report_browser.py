@@ -7,10 +7,10 @@ import os
 import subprocess
 import sys
 
+import cdp  # tests/report/cdp.py: a broken helper must fail, not skip
 import pytest
 from conftest import TESTS_DIR, load_json, run_python
 
-cdp = pytest.importorskip("cdp")
 if cdp.chromium_path() is None:
     pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
 

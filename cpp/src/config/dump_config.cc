@@ -435,6 +435,19 @@ void parse_dump_section(const Checker& ck, const JsonValue* sec, DumpConfig& c) 
     if (t == "tensor") {
       if (const JsonValue* v = sec->find("file_format"))
         c.file_format = ck.one_of(*v, t + ".file_format", kFileFormats);
+      // 1.2.1 (PyTorch) sends each API's inputs to a GPU host (TCP/TLS or a shared folder) for
+      // run_ut there instead of writing tensors. That transport is not implemented: refusing it
+      // beats a full tensor dump the user did not ask for. MindSpore 1.2.1 has no such key.
+      if (const JsonValue* v = sec->find("online_run_ut"); v && pytorch) {
+        const std::string field = t + ".online_run_ut";
+        if (ck.boolean(*v, field)) {
+          ck.fail(quoted(field) +
+                  " is true, but online run_ut (the NPU host sending each API's inputs to a GPU host "
+                  "that runs them) is not supported by this version; set it to false (or remove it) "
+                  "to dump the tensors, then run `msprobe -f pytorch run_ut -api_info <dump.json>` "
+                  "on the GPU host");
+        }
+      }
     }
     if (t == "overflow_check") {
       if (const JsonValue* v = sec->find("overflow_nums")) {

@@ -19,6 +19,9 @@ from msprobe.pytorch.value_encoding import encode_torch_value, to_host
 # realpath: the packaged file is trusted even when the package directory is a link farm.
 DEFAULT_CONFIG = os.path.realpath(os.path.join(os.path.dirname(os.path.dirname(__file__)), "config.json"))
 MSPROBE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+L2_UNSUPPORTED = ("level 'L2' (kernel dump: the ACL dump of one API's NPU kernels through torch_npu) "
+                  "is not supported by this version of msprobe, with or without torch_npu; "
+                  "use L1 (or L0, mix) to dump the API's inputs and outputs")
 
 
 def _check_model(model):
@@ -49,8 +52,9 @@ class PrecisionDebugger(DebuggerBase):
         cfg = self.config
         self._check_task(cfg, "PrecisionDebugger")
         if cfg.level == "L2":
-            raise MsprobeException(
-                "level 'L2' (kernel dump) needs torch_npu on an Ascend NPU; use L0, L1 or mix")
+            # Not a missing dependency: 1.2.1's L2 drives torch_npu's ACL kernel dump, which this
+            # version does not implement, with torch_npu installed or not.
+            raise MsprobeException(L2_UNSUPPORTED)
         if model is not None:
             log.warning("passing 'model' to PrecisionDebugger is deprecated; use start(model)")
         self.model = model
