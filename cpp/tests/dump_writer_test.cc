@@ -122,6 +122,31 @@ TEST(AsyncWriter, ReorderPutsMembersInTheGivenOrderAndAppendingGoesOn) {
   fs::remove_all(d);
 }
 
+// A new tail (dump.json's "probe_disabled" note) replaces the old one behind the members, stays
+// behind members appended later and through a reorder, and a shorter one leaves no old bytes.
+TEST(AsyncWriter, SetTailReplacesTheTextAfterTheMembers) {
+  fs::path d = temp_dir("tail");
+  const std::string path = (d / "x.json").string();
+  AsyncWriter w(1 << 20);
+  int id = w.open_object_file(path, "{\n \"data\": {", "\n}", 2, true);
+  w.append_member(id, "\"a\": 1");
+  w.set_tail(id, ",\n \"note\": {\n  \"calls\": 100\n }\n}");
+  w.flush();
+  EXPECT_EQ(without_runway(read_file(path)), "{\n \"data\": {\n  \"a\": 1\n },\n \"note\": {\n  \"calls\": 100\n }\n}");
+  w.append_member(id, "\"b\": 2");
+  w.set_tail(id, ",\n \"note\": 7\n}");  // shorter than the one it replaces
+  w.flush();
+  JsonValue doc = parse_json_file(path);
+  EXPECT_EQ(doc.find("data")->as_object().size(), 2u);
+  EXPECT_EQ(doc.find("note")->as_int(), 7);
+  w.reorder_object_file(id, {1, 0});
+  w.close_object_file(id);
+  w.flush();
+  EXPECT_FALSE(w.failed());
+  EXPECT_EQ(read_file(path), "{\n \"data\": {\n  \"b\": 2,\n  \"a\": 1\n },\n \"note\": 7\n}");
+  fs::remove_all(d);
+}
+
 TEST(AsyncWriter, ReorderDropsUnlistedMembersAndIgnoresInvalidOrders) {
   fs::path d = temp_dir("badorder");
   AsyncWriter w(1 << 20);
@@ -287,6 +312,45 @@ TEST(DumpSession, UnwritableDumpPathDisablesWithReason) {
   EXPECT_FALSE(s.start(-1));
   EXPECT_TRUE(s.disabled());
   EXPECT_NE(s.disabled_reason().find("file"), std::string::npos);
+  fs::remove_all(d);
+}
+
+// An internal error: the step's dump.json says where the dump stops and counts the calls of the
+// selected steps that were lost afterwards (the step's count is final when its files close).
+TEST(DumpSession, DisableAfterErrorNotesWhereAndCountsLostCalls) {
+  fs::path d = temp_dir("disabled");
+  DumpConfig cfg;
+  cfg.dump_path = d.string();
+  cfg.step = {0, 1};
+  DumpSession s(cfg, SessionOptions{});
+  EXPECT_TRUE(s.start(-1));
+  s.emit_entry("Torch.relu.0.forward", "{}");
+  s.disable_after_error("TypeError: bad \"value\"", "Torch.exp.0.forward");
+  EXPECT_TRUE(s.disabled());
+  s.emit_entry("Torch.exp.0.forward", "{}");  // dropped
+  s.count_unrecorded();
+  s.count_unrecorded();
+  s.stop();
+  s.count_unrecorded();  // outside start/stop: not a call the dump would have held
+  s.step();
+  EXPECT_FALSE(s.start(-1));  // step 1: selected, lost
+  s.count_unrecorded();
+  s.step();
+  EXPECT_FALSE(s.start(-1));  // step 2: not selected
+  s.count_unrecorded();
+  EXPECT_EQ(s.unrecorded_calls(), 3);
+  EXPECT_EQ(s.failed_call(), "Torch.exp.0.forward");
+  EXPECT_EQ(s.failed_step(), 0);
+  JsonValue doc = parse_json_file((d / "step0" / "rank" / "dump.json").string());
+  EXPECT_EQ(doc.find("data")->as_object().size(), 1u);
+  const JsonValue* note = doc.find("probe_disabled");
+  ASSERT_NE(note, nullptr);
+  EXPECT_EQ(note->find("reason")->as_string(), "TypeError: bad \"value\"");
+  EXPECT_EQ(note->find("step")->as_int(), 0);
+  EXPECT_EQ(note->find("first_unrecorded_call")->as_string(), "Torch.exp.0.forward");
+  EXPECT_EQ(note->find("entries_recorded")->as_int(), 1);
+  EXPECT_EQ(note->find("unrecorded_calls")->as_int(), 2);
+  EXPECT_FALSE(fs::exists(d / "step1"));
   fs::remove_all(d);
 }
 
