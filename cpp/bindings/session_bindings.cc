@@ -145,8 +145,8 @@ void bind_session(nb::module_& m) {
            [](PySession& s, const std::string& prefix, const std::string& direction) {
              return s.record().module_pre(prefix, direction);
            })
-      .def("module_post_forward", &PySession::module_post_forward, "name"_a, "args"_a.none(), "kwargs"_a.none(),
-           "output"_a.none(), "params"_a.none())
+      .def("module_post_forward", &PySession::module_post_forward, "name"_a, "args"_a.none(),
+           "kwargs"_a.none(), "output"_a.none(), "params"_a.none())
       .def("module_post_backward", &PySession::module_post_backward, "name"_a, "grad_input"_a.none(),
            "grad_output"_a.none())
       .def("param_grad", &PySession::param_grad, "prefix"_a, "param"_a, "grad"_a.none(), "names"_a)

@@ -132,7 +132,8 @@ TEST(AsyncWriter, SetTailReplacesTheTextAfterTheMembers) {
   w.append_member(id, "\"a\": 1");
   w.set_tail(id, ",\n \"note\": {\n  \"calls\": 100\n }\n}");
   w.flush();
-  EXPECT_EQ(without_runway(read_file(path)), "{\n \"data\": {\n  \"a\": 1\n },\n \"note\": {\n  \"calls\": 100\n }\n}");
+  EXPECT_EQ(without_runway(read_file(path)),
+            "{\n \"data\": {\n  \"a\": 1\n },\n \"note\": {\n  \"calls\": 100\n }\n}");
   w.append_member(id, "\"b\": 2");
   w.set_tail(id, ",\n \"note\": 7\n}");  // shorter than the one it replaces
   w.flush();

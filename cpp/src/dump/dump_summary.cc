@@ -56,7 +56,8 @@ std::vector<RankDumpSummary> summarize_dump(const std::string& dump_path) {
             ++r.other;
         }
       }
-      if (const JsonValue* note = doc.find("probe_disabled")) r.incomplete = reader::describe_probe_disabled(*note);
+      if (const JsonValue* note = doc.find("probe_disabled"))
+        r.incomplete = reader::describe_probe_disabled(*note);
       r.tensor_files = (int64_t)list_dir(dir + "/dump_tensor_data", "").size() - 2;
       if (r.tensor_files < 0) r.tensor_files = 0;
       rows.push_back(std::move(r));

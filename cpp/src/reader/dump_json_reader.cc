@@ -154,7 +154,8 @@ std::string describe_probe_disabled(const JsonValue& note) {
   std::string s = "incomplete: the probe disabled itself after an internal error";
   if (number("step") >= 0) s += " at step " + std::to_string(number("step"));
   if (!text("first_unrecorded_call").empty()) s += ", call " + text("first_unrecorded_call");
-  if (number("entries_recorded") >= 0) s += ", after " + std::to_string(number("entries_recorded")) + " entries";
+  if (number("entries_recorded") >= 0)
+    s += ", after " + std::to_string(number("entries_recorded")) + " entries";
   if (number("unrecorded_calls") >= 0)
     s += "; " + std::to_string(number("unrecorded_calls")) + " later calls of the step were not recorded";
   if (!text("reason").empty()) s += " (" + text("reason") + ")";

@@ -107,7 +107,7 @@ class RecordBuilder {
   double max_deferred_age_s_ = 0.5;
   std::unordered_map<std::string, PendingParamGrads> param_grads_;
   std::vector<std::string> param_order_;
-  std::unordered_map<std::string, int64_t> param_places_;  // module prefix -> parameters_grad place
+  std::unordered_map<std::string, int64_t> param_places_;     // module prefix -> parameters_grad place
   std::unordered_map<std::string, int64_t> backward_places_;  // begun API backward -> its place
   // overflow_check
   std::unordered_map<std::string, int64_t> forward_source_;  // "api.idx" / module -> user frame

@@ -20,7 +20,7 @@ struct DumpHeader {
   // error): {reason, step, first_unrecorded_call, entries_recorded, unrecorded_calls}; null when
   // the dump is complete.
   JsonValue probe_disabled;
-  std::string folder;                  // the folder holding dump.json
+  std::string folder;  // the folder holding dump.json
   // dump_data_dir is truthy (Python truth): tensors are in <folder>/dump_tensor_data.
   bool has_real_data() const;
   std::string tensor_dir() const { return folder + "/dump_tensor_data"; }
