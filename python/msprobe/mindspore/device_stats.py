@@ -21,6 +21,7 @@ allocates the host copies itself.)
 MSPROBE_FORCE_DEVICE_PATH=1 (a testing aid, msprobe/core/device_path.py) sends CPU tensors
 through the statistics path; on the CPU the copy tasks read tensors as the host path does.
 """
+import functools
 import math
 
 import mindspore as ms
@@ -42,12 +43,10 @@ def on_accelerator():
     return ms.get_context("device_target") in ("Ascend", "GPU")
 
 
-def _number_dtype(dtype, cache={}):
-    n = cache.get(dtype)
-    if n is None:
-        name = _core.device_stats_number_dtype(str(dtype))
-        n = cache[dtype] = ms.float64 if name == "float64" else ms.float32
-    return n
+@functools.lru_cache(maxsize=None)
+def _number_dtype(dtype):
+    """The dtype the device statistics of `dtype` are computed in (the core's rule)."""
+    return ms.float64 if _core.device_stats_number_dtype(str(dtype)) == "float64" else ms.float32
 
 
 class _Probe:

@@ -24,6 +24,7 @@ values are left out and the unscaled mean and norm are kept.
 The code below only ever calls torch's unwrapped functions (torch._C), never the patched APIs.
 """
 import contextlib
+import functools
 import time
 import weakref
 
@@ -44,13 +45,10 @@ _WIDE = (torch.float64, torch.complex128)  # mean / norm in float64, as on the h
 _NO_CONTEXT = contextlib.nullcontext()
 
 
-def _number_dtype(dtype, cache={}):
-    n = cache.get(dtype)
-    if n is None:
-        n = torch.float64 if _core.device_stats_number_dtype(str(dtype)) == "float64" else \
-            torch.float32
-        cache[dtype] = n
-    return n
+@functools.lru_cache(maxsize=None)
+def _number_dtype(dtype):
+    """The dtype the device statistics of `dtype` are computed in (the core's rule)."""
+    return torch.float64 if _core.device_stats_number_dtype(str(dtype)) == "float64" else torch.float32
 
 
 class _CpuEvent:

@@ -17,8 +17,6 @@ struct CpuFeatures {
 // Asked once per process; all false on other architectures.
 const CpuFeatures& cpu_features();
 
-inline bool cpu_has_f16c() { return cpu_features().f16c; }
-
 // The AVX2 + F16C copies of the element reader and the accuracy metrics: available on this CPU
 // and not disabled by MSPROBE_CHECK_SIMD=0 (tests compare both paths).
 bool check_simd_enabled();

@@ -35,10 +35,6 @@ _FLOAT32_OUTPUTS = {"npu_rms_norm": (1,)}
 _NATIVE_HALF = {"npu_swiglu", "npu_scaled_masked_softmax", "npu_confusion_transpose"}
 
 
-def supported_npu_functions():
-    return sorted(set(_REFERENCES) | {"npu_fusion_attention"})
-
-
 def _first_tensor_dtype(args, kwargs):
     for a in list(args) + list(kwargs.values()):
         if isinstance(a, torch.Tensor) and a.is_floating_point():
