@@ -23,8 +23,9 @@ The script creates the debugger after the model: 1.2.1 at L1/mix crashes inside
 nn.Embedding(padding_idx=...).__init__ when the debugger exists already; ours does not
 (test_embedding_built_after_debugger).
 
-Needs transformers (installed by scripts/install_deps.sh). The fixtures hold transformers
-5.24.0's module and API names: with another version the name and tree comparisons are skipped.
+Needs transformers 5.24.0, the version the fixtures were made with (scripts/install_deps.sh pins
+it): another version may name modules and APIs differently, so the comparisons fail with a line
+saying which version to install.
 """
 import json
 import math
@@ -113,9 +114,10 @@ def original(case):
 
 
 def same_transformers():
-    if transformers.__version__ != VERSIONS["transformers"]:
-        pytest.skip(f"fixtures made with transformers {VERSIONS['transformers']}, "
-                    f"installed {transformers.__version__}: module and API names may differ")
+    assert transformers.__version__ == VERSIONS["transformers"], (
+        f"fixtures made with transformers {VERSIONS['transformers']}, installed "
+        f"{transformers.__version__}: pip install transformers=={VERSIONS['transformers']} "
+        "(as scripts/install_deps.sh does)")
 
 
 def test_fixture_cases_cover_every_case():
