@@ -95,16 +95,13 @@ def test_malformed_api_list(tmp_path):
         load_api_list(str(bad))
 
 
-def test_internal_hook_error_disables_probe_and_training_continues(fresh_debugger, capfd, tmp_path):
-    import numpy as np
-
-    from msprobe.pytorch.hook_state import STATE
-
-    def broken_encoder(value, kwarg_name):                   # simulates a bug inside the probe
-        raise RuntimeError("boom")
-
+def test_internal_hook_error_disables_probe_and_training_continues(fresh_debugger, capfd, tmp_path,
+                                                                    monkeypatch):
+    import json
+    # a fault of the probe where Torch.full's output is recorded (the testing aid, read when the
+    # debugger's session is made)
+    monkeypatch.setenv("MSPROBE_TEST_FAULT", "Torch.full")
     dbg = fresh_debugger(task="statistics", dump_path="./dump", level="L1")
-    STATE.session.set_types(torch.Size, np.generic, broken_encoder, None, "")
     dbg.start()
     torch.relu(torch.ones(2))                                    # recorded
     y = torch.full((3,), 2.0, dtype=torch.float16)               # the probe fails here
@@ -115,11 +112,35 @@ def test_internal_hook_error_disables_probe_and_training_continues(fresh_debugge
     assert z.sum().item() == 2.0
     err = capfd.readouterr().err
     errors = [line for line in err.splitlines() if "ERROR" in line]
-    assert len(errors) == 1 and "boom" in errors[0] and "disabled" in errors[0], err
+    assert len(errors) == 1 and "injected fault" in errors[0] and "disabled" in errors[0], err
+    doc = json.load(open(tmp_path / "dump" / "step0" / "rank" / "dump.json"))
+    assert "Torch.relu.0.forward" in doc["data"]                 # earlier records survive
+    assert "Torch.relu.1.forward" not in doc["data"]
+    assert doc["probe_disabled"]["first_unrecorded_call"] == "Torch.full.0.forward"
+
+
+def test_value_whose_rendering_raises_is_recorded_as_null(fresh_debugger, capfd, tmp_path):
+    """An object whose Python-side rendering raises is null in the record; recording goes on."""
     import json
+
+    import numpy as np
+
+    from msprobe.pytorch.hook_state import STATE
+
+    def broken_encoder(value, kwarg_name):
+        raise RuntimeError("boom")
+
+    dbg = fresh_debugger(task="statistics", dump_path="./dump", level="L1")
+    STATE.session.set_types(torch.Size, np.generic, broken_encoder, None, "")
+    dbg.start()
+    torch.full((3,), 2.0, dtype=torch.float16)                   # dtype= goes to the encoder
+    torch.relu(torch.ones(2))
+    dbg.stop()
+    dbg.step()
+    assert "ERROR" not in capfd.readouterr().err
     data = json.load(open(tmp_path / "dump" / "step0" / "rank" / "dump.json"))["data"]
-    assert "Torch.relu.0.forward" in data                        # earlier records survive
-    assert "Torch.relu.1.forward" not in data
+    assert data["Torch.full.0.forward"]["input_kwargs"]["dtype"] is None
+    assert "Torch.relu.0.forward" in data
 
 
 def test_unknown_api_list_section_is_refused(tmp_path):

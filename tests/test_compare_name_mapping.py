@@ -135,7 +135,7 @@ def test_name_mapper_precedence_and_errors(tmp_path):
         == "CellMapper"
     bad = tmp_path / "bad.yaml"
     bad.write_text("a: [1,\n")
-    with pytest.raises(MsprobeException, match="bad.yaml' is not valid YAML at line"):
+    with pytest.raises(MsprobeException, match=r"bad.yaml: not valid YAML \(line"):
         compare_mappings.cell_mapper(str(bad))
     with pytest.raises(MsprobeException, match="No such file"):
         compare_mappings.api_mapper(str(tmp_path / "missing.yaml"))

@@ -6,7 +6,7 @@ import importlib
 import os
 from collections import namedtuple
 
-import yaml
+from msprobe.core.yaml_file import load_yaml_file
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -49,16 +49,7 @@ def load_api_catalogue(framework, path=None):
     the file and the section or item."""
     sections = SECTIONS[framework]
     path = path or default_path(framework)
-    try:
-        with open(path) as f:
-            # libyaml when PyYAML has it: the pure-Python loader takes most of a second here.
-            data = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read the supported API list: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise ValueError(f"{path}: not valid YAML{where}: {getattr(e, 'problem', e)}") from None
+    data = load_yaml_file(path)  # YamlFileError is a ValueError
     if not isinstance(data, dict):
         raise ValueError(f"{path}: the supported API list must map sections "
                          f"({', '.join(sections)}) to lists of API names")

@@ -18,6 +18,7 @@ from collections import namedtuple
 
 from msprobe import _core
 from msprobe.core import log
+from msprobe.core.yaml_file import load_yaml_file
 
 # Same fields as 1.2.1's CompareConfig, so api_precision_compare(config) is a drop-in.
 CompareConfig = namedtuple("CompareConfig",
@@ -34,9 +35,10 @@ CONFIG_YAML = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fil
 def _precision(path=CONFIG_YAML):
     if not os.path.isfile(path):
         return 14
-    import yaml
-    with open(path, encoding="utf-8") as f:
-        value = (yaml.safe_load(f) or {}).get("precision", 14)
+    data = load_yaml_file(path) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: must map setting names to values")
+    value = data.get("precision", 14)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 20:
         raise ValueError(f'{path}: "precision" must be an integer in 0..20, got {value!r}')
     return value

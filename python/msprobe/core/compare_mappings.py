@@ -7,10 +7,9 @@ else -am.
 """
 import os
 
-import yaml
-
 from msprobe import _core
 from msprobe.core.errors import MsprobeException
+from msprobe.core.yaml_file import YamlFileError, load_yaml_file
 
 BUILTIN_API_TABLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                  "mindspore", "ms_to_pt_api.yaml")
@@ -20,14 +19,9 @@ USER_API_LISTS = ("ms_args", "pt_args", "ms_output", "pt_output", "ms_parameters
 
 def _load_yaml(path, what):
     try:
-        with open(path) as f:
-            return yaml.safe_load(f)
-    except OSError as e:
-        raise MsprobeException(f"{what} file '{path}': {e.strerror}") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise MsprobeException(f"{what} file '{path}' is not valid YAML{where}") from None
+        return load_yaml_file(path)
+    except YamlFileError as e:
+        raise MsprobeException(f"{what} file {e}") from None
 
 
 def _string_table(data, path, what):

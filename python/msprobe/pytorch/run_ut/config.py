@@ -9,8 +9,7 @@ naming the file and the field.
 """
 import os
 
-import yaml
-
+from msprobe.core.yaml_file import YamlFileError, load_yaml_file
 from msprobe.pytorch.run_ut.api_list import supported_apis
 
 CONFIG_YAML = os.path.join(os.path.dirname(os.path.abspath(__file__)), "config.yaml")
@@ -63,10 +62,9 @@ class CheckerConfig:
 
     def _load_yaml(self, path):
         try:
-            with open(path, encoding="utf-8") as f:
-                data = yaml.safe_load(f)
-        except (OSError, yaml.YAMLError) as e:
-            raise RunUtConfigError(f"{path}: cannot read the run_ut settings: {e}") from None
+            data = load_yaml_file(path)
+        except YamlFileError as e:
+            raise RunUtConfigError(f"run_ut settings {e}") from None
         if not isinstance(data, dict):
             raise RunUtConfigError(f"{path}: must map setting names to values")
         for key, value in data.items():

@@ -9,21 +9,16 @@ import os
 from msprobe import _core
 from msprobe.core import log
 from msprobe.core.errors import MsprobeException
+from msprobe.core.yaml_file import YamlFileError, load_yaml_file
 
 
 def _load_config(config_path):
     if not isinstance(config_path, str) or not os.path.isfile(config_path) or os.path.islink(config_path):
         raise MsprobeException(f"-config {config_path}: no such file (a regular YAML file is needed)")
-    import yaml
     try:
-        with open(config_path, encoding="utf-8") as f:
-            config = yaml.safe_load(f)
-    except (OSError, UnicodeDecodeError) as e:
-        raise MsprobeException(f"-config {config_path}: cannot read: {e}") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" line {mark.line + 1} column {mark.column + 1}" if mark is not None else ""
-        raise MsprobeException(f"-config {config_path}:{where} not valid YAML") from None
+        config = load_yaml_file(config_path)
+    except YamlFileError as e:
+        raise MsprobeException(f"-config {e}") from None
     if not config:
         return True, [], []
     if not isinstance(config, dict):
