@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "msprobe/base/error.h"
-#include "msprobe/check/api_precision_compare.h"
 #include "msprobe/check/metrics.h"
 #include "msprobe/check/number_format.h"
 #include "msprobe/check/output_compare.h"
 #include "msprobe/check/standards.h"
+#include "msprobe/jobs/api_precision_compare.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;

@@ -26,12 +26,12 @@
 #include <vector>
 
 #include "msprobe/base/error.h"
-#include "msprobe/compare/compare_input.h"
-#include "msprobe/compare/compare_job.h"
 #include "msprobe/compare/mapping_yaml.h"
-#include "msprobe/compare/merge_result.h"
 #include "msprobe/compare/xlsx_reader.h"
 #include "msprobe/compare/xlsx_writer.h"
+#include "msprobe/jobs/compare_input.h"
+#include "msprobe/jobs/compare_job.h"
+#include "msprobe/jobs/merge_result.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;

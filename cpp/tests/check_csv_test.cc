@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "msprobe/base/error.h"
-#include "msprobe/check/api_precision_compare.h"
 #include "msprobe/check/csv_table.h"
+#include "msprobe/jobs/api_precision_compare.h"
 #include "test_files.h"
 
 using namespace msprobe;

@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "../src/compare/compare_const.h"
 #include "../src/compare/dump_mode.h"
 #include "../src/compare/highlight.h"
 #include "../src/compare/joined_match.h"
@@ -20,6 +19,7 @@
 #include "../src/compare/result_rows.h"
 #include "../src/compare/summary_diff.h"
 #include "msprobe/base/error.h"
+#include "msprobe/compare/compare_const.h"
 
 using namespace msprobe;
 using namespace msprobe::compare;

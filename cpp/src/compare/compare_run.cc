@@ -3,7 +3,6 @@
 
 #include <future>
 
-#include "compare_const.h"
 #include "dump_mode.h"
 #include "dump_parse.h"
 #include "highlight.h"
@@ -11,6 +10,7 @@
 #include "mapped_match.h"
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
+#include "msprobe/compare/compare_const.h"
 #include "ordered_match.h"
 #include "result_rows.h"
 #include "tensor_phase.h"

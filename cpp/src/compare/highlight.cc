@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "compare_const.h"
 #include "merged_op.h"
+#include "msprobe/compare/compare_const.h"
 #include "py_value.h"
 
 namespace msprobe {

@@ -6,8 +6,8 @@
 #include <limits>
 #include <unordered_map>
 
-#include "compare_const.h"
 #include "msprobe/base/error.h"
+#include "msprobe/compare/compare_const.h"
 #include "ordered_match.h"
 #include "pandas_numeric.h"
 #include "py_value.h"

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "compare_const.h"
 #include "msprobe/base/error.h"
+#include "msprobe/compare/compare_const.h"
 #include "py_value.h"
 #include "summary_diff.h"
 

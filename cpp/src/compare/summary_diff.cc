@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "compare_const.h"
+#include "msprobe/compare/compare_const.h"
 #include "py_value.h"
 
 namespace msprobe {

@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "compare_const.h"
 #include "msprobe/check/number_format.h"
+#include "msprobe/compare/compare_const.h"
 #include "msprobe/tensor/element_reader.h"
 #include "msprobe/tensor/numpy_precision.h"
 

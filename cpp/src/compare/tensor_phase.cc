@@ -11,8 +11,8 @@
 #include <unordered_map>
 
 #include "bench_data_name.h"
-#include "compare_const.h"
 #include "msprobe/base/error.h"
+#include "msprobe/compare/compare_const.h"
 #include "py_value.h"
 #include "tensor_metrics.h"
 #include "tensor_source.h"

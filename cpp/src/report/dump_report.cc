@@ -4,12 +4,12 @@
 #include <cmath>
 #include <memory>
 
-#include "dump_parts.h"
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
 #include "msprobe/format/json_text.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/side_files.h"
+#include "msprobe/report/dump_parts.h"
 #include "report_page.h"
 
 namespace msprobe {

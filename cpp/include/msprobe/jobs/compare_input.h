@@ -34,7 +34,7 @@ PathKind path_kind(const std::string& path);
 struct RankPair {
   std::string npu_rank, bench_rank;  // folder names, e.g. "rank0"
   std::string npu_dump_json, bench_dump_json;
-  std::string suffix;  // "_rank0-rank0" (result_names.h)
+  std::string suffix;  // "_rank0-rank0" (compare_output_names.h)
   std::string error;   // one line when a dump.json is missing; "" when fine
 };
 

@@ -1,5 +1,5 @@
 // run_ut's two CSV files: create, append per API, repair on resume, reorder.
-#include "msprobe/runut/result_files.h"
+#include "msprobe/jobs/run_ut_result_files.h"
 
 #include <errno.h>
 #include <fcntl.h>

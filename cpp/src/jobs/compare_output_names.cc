@@ -1,4 +1,4 @@
-#include "msprobe/compare/result_names.h"
+#include "msprobe/jobs/compare_output_names.h"
 
 namespace msprobe {
 namespace compare {

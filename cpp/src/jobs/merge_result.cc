@@ -1,4 +1,4 @@
-#include "msprobe/compare/merge_result.h"
+#include "msprobe/jobs/merge_result.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -12,13 +12,13 @@
 #include <regex>
 #include <unordered_map>
 
-#include "compare_const.h"
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
-#include "msprobe/check/api_precision_compare.h"
-#include "msprobe/compare/result_names.h"
+#include "msprobe/compare/compare_const.h"
 #include "msprobe/compare/xlsx_reader.h"
 #include "msprobe/compare/xlsx_writer.h"
+#include "msprobe/jobs/api_precision_compare.h"
+#include "msprobe/jobs/compare_output_names.h"
 
 namespace msprobe {
 namespace compare {

@@ -1,11 +1,11 @@
-#include "msprobe/report/pair_report.h"
+#include "msprobe/jobs/pair_report.h"
 
 #include <memory>
 
-#include "dump_parts.h"
 #include "msprobe/base/error.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/compared_rank.h"
+#include "msprobe/report/dump_parts.h"
 
 namespace msprobe {
 namespace report {

@@ -1,4 +1,4 @@
-#include "msprobe/compare/compare_job.h"
+#include "msprobe/jobs/compare_job.h"
 
 #include <sys/stat.h>
 
@@ -11,10 +11,10 @@
 #include "msprobe/base/error.h"
 #include "msprobe/base/mapped_file.h"
 #include "msprobe/base/path.h"
-#include "msprobe/check/api_precision_compare.h"
 #include "msprobe/compare/mapping_yaml.h"
-#include "msprobe/compare/result_names.h"
 #include "msprobe/compare/xlsx_writer.h"
+#include "msprobe/jobs/api_precision_compare.h"
+#include "msprobe/jobs/compare_output_names.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/compared_rank.h"
 

@@ -4,7 +4,7 @@
 // pandas' NA spellings ("", "nan", "NaN", "NULL", ...) is a float NaN; every other cell is its
 // text. Numbers are parsed with Python float() rules; a whitespace-only cell that must be a
 // number is the row error "ERROR: Input data is an empty string".
-#include "msprobe/check/api_precision_compare.h"
+#include "msprobe/jobs/api_precision_compare.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

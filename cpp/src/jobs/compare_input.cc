@@ -1,4 +1,4 @@
-#include "msprobe/compare/compare_input.h"
+#include "msprobe/jobs/compare_input.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -10,8 +10,8 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
-#include "msprobe/compare/result_names.h"
 #include "msprobe/format/json_value.h"
+#include "msprobe/jobs/compare_output_names.h"
 
 namespace msprobe {
 namespace compare {
