@@ -8,7 +8,7 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
-#include "msprobe/compare/xlsx_reader.h"
+#include "msprobe/format/xlsx_reader.h"
 #include "test_files.h"
 
 namespace msprobe {

@@ -15,8 +15,8 @@
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
 #include "msprobe/compare/compare_const.h"
-#include "msprobe/compare/xlsx_reader.h"
-#include "msprobe/compare/xlsx_writer.h"
+#include "msprobe/format/xlsx_reader.h"
+#include "msprobe/format/xlsx_writer.h"
 #include "msprobe/jobs/api_precision_compare.h"
 #include "msprobe/jobs/compare_output_names.h"
 

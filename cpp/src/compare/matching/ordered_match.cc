@@ -4,7 +4,7 @@
 #include <deque>
 
 #include "msprobe/base/error.h"
-#include "py_value.h"
+#include "msprobe/format/py_value.h"
 
 namespace msprobe {
 namespace compare {

@@ -5,7 +5,7 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/compare/compare_const.h"
-#include "py_value.h"
+#include "msprobe/format/py_value.h"
 #include "summary_diff.h"
 
 namespace msprobe {

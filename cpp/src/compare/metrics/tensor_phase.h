@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "compare/matching/result_rows.h"
 #include "msprobe/compare/compare_table.h"
-#include "result_rows.h"
 
 namespace msprobe {
 namespace compare {

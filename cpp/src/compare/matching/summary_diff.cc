@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "msprobe/compare/compare_const.h"
-#include "py_value.h"
+#include "msprobe/format/py_value.h"
 
 namespace msprobe {
 namespace compare {

@@ -1,4 +1,4 @@
-#include "msprobe/compare/xlsx_reader.h"
+#include "msprobe/format/xlsx_reader.h"
 
 #include <sys/stat.h>
 
@@ -16,7 +16,6 @@
 #include "msprobe/format/zip_reader.h"
 
 namespace msprobe {
-namespace compare {
 
 namespace {
 
@@ -388,5 +387,4 @@ std::vector<XlsxSheet> read_xlsx_bytes(const std::string& bytes, const std::stri
   return out;
 }
 
-}  // namespace compare
 }  // namespace msprobe

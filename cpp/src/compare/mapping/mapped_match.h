@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "dump_parse.h"
+#include "compare/matching/dump_parse.h"
+#include "compare/matching/result_rows.h"
 #include "msprobe/compare/compare_table.h"
-#include "result_rows.h"
 
 namespace msprobe {
 namespace compare {

@@ -10,12 +10,12 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "merged_op.h"
+#include "compare/matching/merged_op.h"
+#include "compare/matching/op_items.h"
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
 #include "msprobe/compare/name_mapping.h"
 #include "msprobe/format/json_value.h"
-#include "op_items.h"
 
 namespace msprobe {
 namespace compare {

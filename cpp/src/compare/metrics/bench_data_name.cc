@@ -3,8 +3,8 @@
 
 #include <unordered_map>
 
-#include "dump_parse.h"
-#include "py_value.h"
+#include "compare/matching/dump_parse.h"
+#include "msprobe/format/py_value.h"
 
 namespace msprobe {
 namespace compare {

@@ -1,5 +1,5 @@
 // Python semantics over parsed JSON values (see py_value.h).
-#include "py_value.h"
+#include "msprobe/format/py_value.h"
 
 #include <cmath>
 #include <cstdio>
@@ -9,7 +9,6 @@
 #include "msprobe/format/json_text.h"
 
 namespace msprobe {
-namespace compare {
 
 std::string py_float_repr(double v) {
   if (std::isnan(v)) return "nan";
@@ -228,5 +227,4 @@ std::string cell_str(const Cell& c) {
   return "";
 }
 
-}  // namespace compare
 }  // namespace msprobe

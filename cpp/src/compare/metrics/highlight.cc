@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "merged_op.h"
+#include "compare/matching/merged_op.h"
 #include "msprobe/compare/compare_const.h"
-#include "py_value.h"
+#include "msprobe/format/py_value.h"
 
 namespace msprobe {
 namespace compare {

@@ -5,12 +5,11 @@
 #include <string>
 #include <string_view>
 
-#include "msprobe/compare/compare_table.h"
+#include "msprobe/format/cell.h"
 #include "msprobe/format/json_python.h"  // py_equal, py_truthy
 #include "msprobe/format/json_value.h"
 
 namespace msprobe {
-namespace compare {
 
 // repr(float): "1.0", "0.1", "1e-05", "nan", "inf", "-inf".
 std::string py_float_repr(double v);
@@ -30,5 +29,4 @@ Cell cell_of(const JsonValue& v);
 // str(cell) as Python prints the DataFrame value.
 std::string cell_str(const Cell& c);
 
-}  // namespace compare
 }  // namespace msprobe

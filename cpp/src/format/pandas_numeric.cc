@@ -1,11 +1,10 @@
 // pandas 2.0 to_numeric for one string (see pandas_numeric.h).
-#include "pandas_numeric.h"
+#include "msprobe/format/pandas_numeric.h"
 
 #include <strings.h>
 #include <cmath>
 
 namespace msprobe {
-namespace compare {
 
 namespace {
 
@@ -133,5 +132,4 @@ PandasNumber pandas_to_numeric(const std::string& s) {
   return r;
 }
 
-}  // namespace compare
 }  // namespace msprobe

@@ -13,7 +13,7 @@
 #include "bench_data_name.h"
 #include "msprobe/base/error.h"
 #include "msprobe/compare/compare_const.h"
-#include "py_value.h"
+#include "msprobe/format/py_value.h"
 #include "tensor_metrics.h"
 #include "tensor_source.h"
 

@@ -1,8 +1,8 @@
-// A thin RAII wrapper over libxlsxwriter for the workbooks compare writes: rows streamed in order
+// A thin RAII wrapper over libxlsxwriter for the workbooks msprobe writes: rows streamed in order
 // (constant-memory mode, so a table of millions of rows needs no more memory than one row, and
 // strings are inline as openpyxl writes them), written to a temporary file beside the target and
 // renamed into place with mode 0640, so a crash never leaves a half-written file under the final
-// name. Private to cpp/src/compare.
+// name. Private to cpp/src/format.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,7 +12,6 @@ struct lxw_worksheet;
 struct lxw_format;
 
 namespace msprobe {
-namespace compare {
 
 // Excel's limits: one sheet holds 1,048,576 rows; one cell at most 32,767 characters.
 constexpr uint32_t kXlsxMaxRows = 1048576;
@@ -50,5 +49,4 @@ class XlsxBook {
   bool closed_ = false;
 };
 
-}  // namespace compare
 }  // namespace msprobe

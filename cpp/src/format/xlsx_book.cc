@@ -14,7 +14,6 @@
 #include "msprobe/base/path.h"
 
 namespace msprobe {
-namespace compare {
 
 namespace {
 
@@ -149,5 +148,4 @@ void XlsxBook::close() {
   closed_ = true;
 }
 
-}  // namespace compare
 }  // namespace msprobe

@@ -5,10 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "msprobe/compare/compare_table.h"
+#include "msprobe/format/cell.h"
 
 namespace msprobe {
-namespace compare {
 
 struct XlsxSheet {
   std::string name;
@@ -22,5 +21,4 @@ std::vector<XlsxSheet> read_xlsx(const std::string& path, bool first_only = fals
 std::vector<XlsxSheet> read_xlsx_bytes(const std::string& bytes, const std::string& origin,
                                        bool first_only = false);
 
-}  // namespace compare
 }  // namespace msprobe

@@ -3,10 +3,10 @@
 
 #include <unordered_map>
 
+#include "compare/matching/summary_diff.h"
 #include "msprobe/base/error.h"
 #include "msprobe/compare/compare_const.h"
-#include "py_value.h"
-#include "summary_diff.h"
+#include "msprobe/format/py_value.h"
 
 namespace msprobe {
 namespace compare {

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "msprobe/base/error.h"
+#include "msprobe/format/py_value.h"
 #include "msprobe/stats/tensor_stats.h"
-#include "py_value.h"
 
 namespace msprobe {
 namespace compare {

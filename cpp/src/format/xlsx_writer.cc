@@ -1,4 +1,5 @@
-#include "msprobe/compare/xlsx_writer.h"
+// Workbooks as 1.2.1's writers leave them: see xlsx_writer.h.
+#include "msprobe/format/xlsx_writer.h"
 
 #include <xlsxwriter.h>
 
@@ -9,41 +10,28 @@
 #include "xlsx_book.h"
 
 namespace msprobe {
-namespace compare {
 
-namespace {
-
-void check_table(const CompareTable& t, const std::string& path) {
-  if (t.header.empty()) throw InvalidInput(path + ": the compare table has no columns");
-  if (t.header.size() > 16384) throw InvalidInput(path + ": the compare table has too many columns");
-  for (size_t r = 0; r < t.rows.size(); ++r) {
-    if (t.rows[r].size() != t.header.size()) {
-      throw InvalidInput(path + ": compare table row " + std::to_string(r) + " has " +
-                         std::to_string(t.rows[r].size()) + " cells for " + std::to_string(t.header.size()) +
-                         " columns");
-    }
-  }
-}
-
-}  // namespace
-
-void write_compare_xlsx(const CompareTable& table, const std::string& path) {
-  check_table(table, path);
+void write_appended_xlsx(const std::vector<std::string>& header, const std::vector<std::vector<Cell>>& rows,
+                         const std::vector<uint32_t>& fill_colours, const std::vector<uint8_t>& row_fill,
+                         const std::string& path) {
   const size_t per_sheet = kXlsxMaxRows - 1;  // row 1 is the header
-  XlsxBook book(path, table.rows.size() > 200000);
-  lxw_format* red = book.solid_fill(kRedFill);
-  lxw_format* yellow = book.solid_fill(kYellowFill);
-  const size_t sheets = table.rows.empty() ? 1 : (table.rows.size() + per_sheet - 1) / per_sheet;
+  XlsxBook book(path, rows.size() > 200000);
+  std::vector<lxw_format*> fills;
+  for (uint32_t rgb : fill_colours) fills.push_back(book.solid_fill(rgb));
+  auto fill_of = [&](size_t r) -> lxw_format* {
+    const size_t k = r < row_fill.size() ? row_fill[r] : 0;
+    return k == 0 || k > fills.size() ? nullptr : fills[k - 1];
+  };
+  const size_t sheets = rows.empty() ? 1 : (rows.size() + per_sheet - 1) / per_sheet;
   for (size_t sheet = 0; sheet < sheets; ++sheet) {
     book.add_sheet(sheet == 0 ? "Sheet" : "Sheet" + std::to_string(sheet + 1));
-    for (size_t c = 0; c < table.header.size(); ++c) book.write_string(0, (uint16_t)c, table.header[c]);
+    for (size_t c = 0; c < header.size(); ++c) book.write_string(0, (uint16_t)c, header[c]);
     const size_t first = sheet * per_sheet;
-    const size_t last = std::min(table.rows.size(), first + per_sheet);
+    const size_t last = std::min(rows.size(), first + per_sheet);
     for (size_t r = first; r < last; ++r) {
       const uint32_t row = (uint32_t)(r - first + 1);
-      const Fill fill = r < table.fills.size() ? table.fills[r] : Fill::kNone;
-      lxw_format* fmt = fill == Fill::kRed ? red : fill == Fill::kYellow ? yellow : nullptr;
-      const std::vector<Cell>& cells = table.rows[r];
+      lxw_format* fmt = fill_of(r);
+      const std::vector<Cell>& cells = rows[r];
       for (size_t c = 0; c < cells.size(); ++c) {
         // Most cells are written as they are: a copy per cell would be millions of string
         // copies in a large compare.
@@ -95,5 +83,4 @@ void write_pandas_xlsx(const std::vector<PlainSheet>& sheets, const std::string&
   book.close();
 }
 
-}  // namespace compare
 }  // namespace msprobe

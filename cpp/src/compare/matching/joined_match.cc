@@ -8,9 +8,9 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/compare/compare_const.h"
+#include "msprobe/format/pandas_numeric.h"
+#include "msprobe/format/py_value.h"
 #include "ordered_match.h"
-#include "pandas_numeric.h"
-#include "py_value.h"
 
 namespace msprobe {
 namespace compare {

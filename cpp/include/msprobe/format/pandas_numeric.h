@@ -7,7 +7,6 @@
 #include <string>
 
 namespace msprobe {
-namespace compare {
 
 struct PandasNumber {
   bool ok = false;      // parsed; false: coerced to NaN
@@ -17,5 +16,4 @@ struct PandasNumber {
 
 PandasNumber pandas_to_numeric(const std::string& s);
 
-}  // namespace compare
 }  // namespace msprobe

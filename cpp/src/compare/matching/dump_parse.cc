@@ -5,9 +5,9 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
+#include "msprobe/format/py_value.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/side_files.h"
-#include "py_value.h"
 
 namespace msprobe {
 namespace compare {
