@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "msprobe/base/strings.h"
 #include "msprobe/format/json_value.h"
 #include "msprobe/reader/dump_json_reader.h"
 
@@ -27,10 +28,6 @@ std::vector<std::string> list_dir(const std::string& path, const char* prefix) {
   return out;
 }
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::char_traits<char>::length(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
 }  // namespace
 
 std::vector<RankDumpSummary> summarize_dump(const std::string& dump_path) {
@@ -56,7 +53,8 @@ std::vector<RankDumpSummary> summarize_dump(const std::string& dump_path) {
             ++r.other;
         }
       }
-      if (const JsonValue* note = doc.find("probe_disabled")) r.incomplete = reader::describe_probe_disabled(*note);
+      if (const JsonValue* note = doc.find("probe_disabled"))
+        r.incomplete = reader::describe_probe_disabled(*note);
       r.tensor_files = (int64_t)list_dir(dir + "/dump_tensor_data", "").size() - 2;
       if (r.tensor_files < 0) r.tensor_files = 0;
       rows.push_back(std::move(r));

@@ -1,3 +1,4 @@
+// The libxlsxwriter wrapper: see xlsx_book.h.
 #include "xlsx_book.h"
 
 #include <fcntl.h>
@@ -8,19 +9,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <vector>
 
+#include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
 
 namespace msprobe {
 
 namespace {
-
-std::string base_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 // Cuts at a UTF-8 character boundary so that the cell stays valid text. Excel counts UTF-16
 // units; counting code points is close enough for a limit that only ever truncates stack text.
@@ -50,13 +46,13 @@ XlsxBook::XlsxBook(const std::string& path, bool large) : path_(path) {
     if (S_ISDIR(st.st_mode)) throw FileError(path + ": is a folder, expected a file name");
   }
   const std::string dir = folder_of(path);
-  std::string pattern = dir + "/." + base_of(path) + ".XXXXXX";
-  std::vector<char> buf(pattern.begin(), pattern.end());
-  buf.push_back('\0');
-  const int fd = ::mkstemp(buf.data());
+  // AtomicFile's temporary name, which `msprobe repair` knows for a leftover of a killed process;
+  // made here, new and no link, for libxlsxwriter to write.
+  tmp_path_ = AtomicFile::temp_path_for(path);
+  ::unlink(tmp_path_.c_str());  // a leftover of a killed process
+  const int fd = ::open(tmp_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
   if (fd < 0) throw FileError(path + ": cannot create the file: " + std::strerror(errno));
   ::close(fd);
-  tmp_path_ = buf.data();
 
   lxw_workbook_options options{};
   options.constant_memory = LXW_TRUE;  // rows streamed; inline strings, as openpyxl writes them

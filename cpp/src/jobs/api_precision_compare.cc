@@ -6,21 +6,16 @@
 // number is the row error "ERROR: Input data is an empty string".
 #include "msprobe/jobs/api_precision_compare.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <ctime>
 #include <string_view>
 #include <unordered_map>
 
+#include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
 #include "msprobe/check/csv_table.h"
 #include "msprobe/check/number_format.h"
 #include "msprobe/check/standards.h"
+#include "msprobe/runut/dump_apis.h"
 
 namespace msprobe {
 namespace check {
@@ -438,32 +433,6 @@ Status direction_result(const std::vector<Status>& s) {
   return Status::kPass;
 }
 
-// Type.name.idx.direction.output.k (6 parts) or Type.prefix.name.idx.direction.output.k (7).
-bool split_row_name(std::string_view full, std::string& api_name, std::string& api_full,
-                    std::string& direction) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t dot = full.find('.', start);
-    parts.push_back(full.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  if (parts.size() == 6) {
-    api_name = std::string(parts[1]);
-    api_full = std::string(parts[0]) + "." + std::string(parts[1]) + "." + std::string(parts[2]);
-    direction = std::string(parts[3]);
-    return true;
-  }
-  if (parts.size() == 7) {
-    api_name = std::string(parts[1]) + "." + std::string(parts[2]);
-    api_full = std::string(parts[0]) + "." + api_name + "." + std::string(parts[3]);
-    direction = std::string(parts[4]);
-    return true;
-  }
-  return false;
-}
-
 void resolve_columns(const CsvTable& t, const std::string& path, int* cols) {
   std::string missing;
   for (int c = 0; c < kNumInCols; ++c) {
@@ -475,35 +444,6 @@ void resolve_columns(const CsvTable& t, const std::string& path, int* cols) {
   }
   if (!missing.empty()) {
     throw InvalidInput(path + ": not a run_ut accuracy_checking_details CSV: missing column(s) " + missing);
-  }
-}
-
-void write_file_atomically(const std::string& path, const std::string& data) {
-  const std::string tmp = path + ".tmp" + std::to_string((long)getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
-  if (fd < 0) throw FileError(path + ": cannot create: " + std::strerror(errno));
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t w = ::write(fd, data.data() + done, data.size() - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      const std::string err = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw FileError(path + ": write failed: " + err);
-    }
-    done += (size_t)w;
-  }
-  ::fchmod(fd, 0640);
-  if (::close(fd) != 0) {
-    const std::string err = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw FileError(path + ": write failed: " + err);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string err = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw FileError(path + ": cannot replace: " + err);
   }
 }
 
@@ -522,73 +462,7 @@ std::string one_line(const std::string& s) {
   return out;
 }
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
-
 }  // namespace
-
-void check_input_csv_path(const std::string& path, const char* what) {
-  if (path.empty()) throw FileError(std::string(what) + ": no path given");
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
-    throw FileError(std::string(what) + " " + path + ": " +
-                    (errno == ENOENT ? std::string("no such file") : std::strerror(errno)));
-  }
-  if (S_ISLNK(st.st_mode)) {
-    throw FileError(std::string(what) + " " + path +
-                    ": is a symbolic link; pass the path of the file itself");
-  }
-  if (!S_ISREG(st.st_mode)) throw FileError(std::string(what) + " " + path + ": not a regular file");
-  if (!ends_with(path, ".csv")) {
-    throw FileError(std::string(what) + " " + path +
-                    ": must be a .csv file (an accuracy_checking_details_*.csv from run_ut)");
-  }
-  if (::access(path.c_str(), R_OK) != 0) {
-    throw FileError(std::string(what) + " " + path + ": not readable");
-  }
-}
-
-void prepare_output_dir(const std::string& out_dir) {
-  const std::string dir = out_dir.empty() ? "./" : out_dir;
-  struct stat st;
-  if (::lstat(dir.c_str(), &st) == 0) {
-    if (S_ISLNK(st.st_mode)) {
-      throw FileError("output path " + dir + ": is a symbolic link; pass the real folder");
-    }
-    if (!S_ISDIR(st.st_mode)) throw FileError("output path " + dir + ": not a folder");
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-      throw FileError("output path " + dir + ": not writable");
-    }
-    return;
-  }
-  // Create it and any missing parents (mode 0750).
-  std::string partial;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = dir.find('/', pos + 1);
-    partial = dir.substr(0, pos);
-    if (partial.empty()) continue;
-    if (::lstat(partial.c_str(), &st) == 0) {
-      if (!S_ISDIR(st.st_mode)) throw FileError("output path " + partial + ": not a folder");
-      continue;
-    }
-    if (::mkdir(partial.c_str(), 0750) != 0 && errno != EEXIST) {
-      throw FileError("output path " + partial + ": cannot create: " + std::strerror(errno));
-    }
-    ::chmod(partial.c_str(), 0750);
-  }
-}
-
-std::string timestamp_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::localtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y%m%d%H%M%S", &tm);
-  return buf;
-}
 
 PrecisionCompareReport api_precision_compare(const PrecisionCompareConfig& cfg) {
   const CsvTable npu = CsvTable::read_file(cfg.npu_csv_path);
@@ -668,7 +542,7 @@ PrecisionCompareReport api_precision_compare(const PrecisionCompareConfig& cfg) 
     }
     const std::string name(nrow.text(kApiName));
     std::string row_api_name, row_api_full, direction;
-    if (!split_row_name(name, row_api_name, row_api_full, direction)) {
+    if (!runut::split_details_row_name(name, &row_api_name, &row_api_full, &direction)) {
       const std::string msg = "The API name " + name + " is invalid.";
       rep.warnings.push_back(one_line(msg));
       OutRow out(kNumOutCols, " ");

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/input_file.h"
 #include "msprobe/base/path.h"
 #include "msprobe/format/json_value.h"
 #include "msprobe/jobs/compare_output_names.h"
@@ -19,18 +20,6 @@ namespace compare {
 namespace {
 
 constexpr const char* kAllowedKeys = "npu_path, bench_path, stack_path, is_print_compare_log";
-
-void check_regular_file(const std::string& path, const std::string& what) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
-    throw FileError(
-        what + " " + path + ": " +
-        (errno == ENOENT || errno == ENOTDIR ? std::string("no such file") : std::strerror(errno)));
-  }
-  if (S_ISLNK(st.st_mode)) throw FileError(what + " " + path + ": is a symbolic link; pass the file itself");
-  if (S_ISDIR(st.st_mode)) throw FileError(what + " " + path + ": is a folder, expected a file");
-  if (!S_ISREG(st.st_mode)) throw FileError(what + " " + path + ": not a regular file");
-}
 
 std::string string_field(const JsonValue& v, const std::string& origin, const char* key) {
   if (!v.is_string()) {
@@ -60,7 +49,7 @@ PathKind path_kind(const std::string& path) {
 }
 
 CompareJson load_compare_json(const std::string& path) {
-  check_regular_file(path, "compare input");
+  check_input_file(path, "compare input");
   const JsonValue doc = parse_json_file(path);
   if (!doc.is_object()) {
     throw InvalidInput(path + ": must hold a JSON object with npu_path and bench_path, got " +

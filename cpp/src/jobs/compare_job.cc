@@ -1,19 +1,17 @@
 #include "msprobe/jobs/compare_job.h"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
 #include <exception>
 #include <functional>
 #include <thread>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/input_file.h"
 #include "msprobe/base/mapped_file.h"
+#include "msprobe/base/output_dir.h"
 #include "msprobe/base/path.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/compare/compare_xlsx.h"
 #include "msprobe/compare/mapping_yaml.h"
-#include "msprobe/jobs/api_precision_compare.h"
 #include "msprobe/jobs/compare_output_names.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/compared_rank.h"
@@ -22,23 +20,6 @@ namespace msprobe {
 namespace compare {
 
 namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-void check_input_file(const std::string& path, const char* what) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
-    throw FileError(
-        std::string(what) + " " + path + ": " +
-        (errno == ENOENT || errno == ENOTDIR ? std::string("no such file") : std::strerror(errno)));
-  }
-  if (S_ISLNK(st.st_mode)) {
-    throw FileError(std::string(what) + " " + path + ": is a symbolic link; pass the file itself");
-  }
-  if (!S_ISREG(st.st_mode)) throw FileError(std::string(what) + " " + path + ": not a regular file");
-}
 
 // N of a folder named <prefix>N, else -1 ("rank" alone: a run without ranks).
 int number_after(const std::string& folder, const std::string& prefix) {
@@ -142,8 +123,8 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
     report.warnings.push_back(
         "This task uses fuzzy matching, which may affect the accuracy of the comparison.");
   }
-  check::prepare_output_dir(job.output_dir);
-  const std::string ts = job.timestamp.empty() ? check::timestamp_now() : job.timestamp;
+  prepare_output_dir(job.output_dir);
+  const std::string ts = job.timestamp.empty() ? timestamp_now() : job.timestamp;
   const std::string out_dir = job.output_dir.empty() ? "." : job.output_dir;
   if (job.save_data_mapping && job.name_mapper && job.name_mapper->data_mapping() != nullptr) {
     // 1.2.1 saves the pairs before comparing, so they are there even when nothing matches.

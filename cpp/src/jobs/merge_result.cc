@@ -13,11 +13,11 @@
 #include <unordered_map>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/output_dir.h"
 #include "msprobe/base/path.h"
 #include "msprobe/compare/compare_const.h"
 #include "msprobe/format/xlsx_reader.h"
 #include "msprobe/format/xlsx_writer.h"
-#include "msprobe/jobs/api_precision_compare.h"
 #include "msprobe/jobs/compare_output_names.h"
 
 namespace msprobe {
@@ -140,7 +140,7 @@ MergeReport merge_results(const std::string& input_dir, const std::string& outpu
                           const MergeConfig& config, const std::string& timestamp) {
   MergeReport report;
   const std::vector<RankFile> files = result_files(input_dir, report);
-  check::prepare_output_dir(output_dir);
+  prepare_output_dir(output_dir);
   if (config.empty) throw InvalidInput("config.yaml is empty, please check.");
   if (config.api.empty()) throw InvalidInput("The APIs required to merge data were not found");
 
@@ -263,7 +263,7 @@ MergeReport merge_results(const std::string& input_dir, const std::string& outpu
     }
     sheets.push_back(std::move(s));
   }
-  const std::string ts = timestamp.empty() ? check::timestamp_now() : timestamp;
+  const std::string ts = timestamp.empty() ? timestamp_now() : timestamp;
   report.path = join_path(output_dir.empty() ? "." : output_dir, merge_result_file_name(ts));
   write_pandas_xlsx(sheets, report.path);
   report.infos.push_back("The compare results of the multi-ranks are merged and saved in: " + report.path +

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
 #include "msprobe/check/csv_table.h"
 
@@ -143,28 +144,11 @@ std::vector<std::string> header_fields(const std::string& text, const Record& r)
   return out;
 }
 
+// Replaced whole and fsynced: a kill or a power cut leaves the old file or the new one.
 void atomic_replace(const std::string& path, const std::string& text) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::string tmp = dir + "." + base + ".tmp" + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
-  if (fd < 0) throw FileError(tmp + ": cannot create: " + errno_text(errno));
-  try {
-    ::fchmod(fd, 0640);
-    write_all(fd, text.data(), text.size(), tmp);
-    if (::fsync(fd) != 0) throw FileError(tmp + ": fsync failed: " + errno_text(errno));
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    throw FileError(path + ": cannot replace: " + errno_text(e));
-  }
+  AtomicFile file(path, 0640);
+  file.append(text);
+  file.commit(/*durable=*/true);
 }
 
 void check_resume_file(const std::string& path, const char* what) {

@@ -38,15 +38,6 @@ struct PrecisionCompareReport {
   std::string error;
 };
 
-// Validates an input path: an existing regular file named *.csv, not a symbolic link, readable.
-// Throws FileError with one line naming the path.
-void check_input_csv_path(const std::string& path, const char* what);
-// Creates `out_dir` (and parents, mode 0750) if needed; refuses a symbolic link or a non-writable
-// folder. Returns the path unchanged.
-void prepare_output_dir(const std::string& out_dir);
-// Local time as %Y%m%d%H%M%S.
-std::string timestamp_now();
-
 // Runs the comparison. Throws FileError / InvalidInput (one line) for unreadable files, broken
 // CSV, or missing required columns; nothing is written then.
 PrecisionCompareReport api_precision_compare(const PrecisionCompareConfig& config);

@@ -28,7 +28,7 @@ struct CompareJob {
   bool fuzzy_match = false;
   std::string output_dir;
   std::string suffix;     // "" or "_rank0-rank0"
-  std::string timestamp;  // "" = now (check::timestamp_now())
+  std::string timestamp;  // "" = now (base/output_dir.h, timestamp_now())
   int threads = 0;
   std::shared_ptr<NameMapper> name_mapper;
   // -lm: also leave the mapper's row pairs in data_mapping{suffix}_{ts}.yaml (1.2.1 does).

@@ -3,7 +3,7 @@
 //   compare_result{suffix}_{YYYYmmddHHMMSS}.xlsx      suffix "" for one rank,
 //   advisor{suffix}_{YYYYmmddHHMMSS}.txt              "_{npu rank dir}-{bench rank dir}" per
 //   multi_ranks_compare_merge_{YYYYmmddHHMMSS}.xlsx   rank pair, e.g. "_rank0-rank0"
-// The timestamp is local time (check::timestamp_now()).
+// The timestamp is local time (base/output_dir.h, timestamp_now()).
 #pragma once
 #include <string>
 

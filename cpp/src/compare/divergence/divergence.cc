@@ -6,6 +6,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include "msprobe/base/strings.h"
 #include "msprobe/compare/row_name.h"
 
 namespace msprobe {
@@ -105,8 +106,7 @@ double number_of(const std::vector<Cell>& row, int col) {
     case Cell::Kind::kNumber: return c->d;
     case Cell::Kind::kBool: return c->d;
     case Cell::Kind::kString: {
-      std::string s = c->s;
-      std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+      const std::string s = to_lower(c->s);
       if (s == "inf" || s == "infinity") return HUGE_VAL;
       if (s == "-inf" || s == "-infinity") return -HUGE_VAL;
       if (s == "true") return 1;
@@ -122,8 +122,7 @@ bool is_known(const std::vector<Cell>& row, int col) {
   if (!c) return false;
   if (c->kind == Cell::Kind::kNumber || c->kind == Cell::Kind::kBool) return true;
   if (c->kind != Cell::Kind::kString) return false;
-  std::string s = c->s;
-  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+  const std::string s = to_lower(c->s);
   return s == "inf" || s == "-inf" || s == "nan" || s == "infinity" || s == "-infinity" || s == "true" ||
          s == "false";
 }
@@ -133,8 +132,7 @@ bool is_nan_text(const std::vector<Cell>& row, int col) {
   if (!c) return false;
   if (c->kind == Cell::Kind::kNumber) return std::isnan(c->d);
   if (c->kind != Cell::Kind::kString) return false;
-  std::string s = c->s;
-  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+  const std::string s = to_lower(c->s);
   return s == "nan";
 }
 
@@ -148,8 +146,7 @@ double stat_diff(double a, double b) {
 // Unit roundoff of a dump dtype name ("torch.float32", "Float16", "<class 'int'>"); 0 for
 // integer, boolean and other exact types.
 double unit_roundoff(const std::string& dtype) {
-  std::string d = dtype;
-  std::transform(d.begin(), d.end(), d.begin(), ::tolower);
+  const std::string d = to_lower(dtype);
   if (d.find("bfloat16") != std::string::npos) return 0x1p-8;
   if (d.find("float16") != std::string::npos || d.find("half") != std::string::npos) return 0x1p-11;
   if (d.find("float64") != std::string::npos || d.find("double") != std::string::npos) return 0x1p-53;

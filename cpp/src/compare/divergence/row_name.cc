@@ -2,21 +2,11 @@
 
 #include <vector>
 
+#include "msprobe/base/strings.h"
+
 namespace msprobe {
 namespace compare {
 namespace {
-
-std::vector<std::string_view> split_dots(std::string_view s) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    size_t dot = s.find('.', start);
-    parts.push_back(s.substr(start, dot == std::string_view::npos ? dot : dot - start));
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  return parts;
-}
 
 bool is_digits(std::string_view s) {
   if (s.empty()) return false;
@@ -25,23 +15,14 @@ bool is_digits(std::string_view s) {
   return true;
 }
 
-std::string join(const std::vector<std::string_view>& parts, size_t end) {
-  std::string out;
-  for (size_t i = 0; i < end; ++i) {
-    if (i) out += '.';
-    out.append(parts[i]);
-  }
-  return out;
-}
-
 }  // namespace
 
 RowName split_row_name(std::string_view row) {
   RowName rn;
-  std::vector<std::string_view> parts = split_dots(row);
+  const std::vector<std::string_view> parts = split(row, '.');
   for (size_t i = 0; i < parts.size(); ++i) {
     if (parts[i] == "parameters_grad") {
-      rn.entry = join(parts, i + 1);
+      rn.entry = join(parts, ".", 0, i + 1);
       rn.role = RowRole::kParametersGrad;
       rn.forward = false;
       return rn;
@@ -65,7 +46,7 @@ RowName split_row_name(std::string_view row) {
       rn.role = RowRole::kOutput;
     else
       return rn;
-    rn.entry = join(parts, end);
+    rn.entry = join(parts, ".", 0, end);
     rn.forward = parts[i] == "forward";
     return rn;
   }

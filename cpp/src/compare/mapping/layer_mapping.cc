@@ -14,6 +14,7 @@
 #include "compare/matching/op_items.h"
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/compare/name_mapping.h"
 #include "msprobe/format/json_value.h"
 
@@ -24,29 +25,9 @@ namespace {
 const char kTopLayer[] = "TopLayer";
 const char kNA[] = "N/A";
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    size_t pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
-    if (pos == std::string::npos) return out;
-    start = pos + 1;
-  }
-}
-
-std::string join(const std::vector<std::string>& parts, size_t begin, size_t end) {
-  std::string out;
-  for (size_t i = begin; i < end && i < parts.size(); ++i) {
-    if (i > begin) out += '.';
-    out += parts[i];
-  }
-  return out;
-}
-
-bool contains_any(const std::string& s, std::initializer_list<const char*> needles) {
+bool contains_any(std::string_view s, std::initializer_list<const char*> needles) {
   for (const char* n : needles)
-    if (s.find(n) != std::string::npos) return true;
+    if (contains(s, n)) return true;
   return false;
 }
 
@@ -62,11 +43,11 @@ std::vector<std::string> stack_functions(const std::vector<const std::string*>& 
   std::vector<std::string> out;
   for (const std::string* line : lines) {
     if (!line || line->empty()) continue;
-    std::vector<std::string> ele = split(*line, ',');
+    const std::vector<std::string_view> ele = split(*line, ',');
     if (contains_any(ele[0], {"msprobe", "MindSpeed"})) continue;
     if (ele.size() < 3) throw InvalidInput("compare -lm: stack line '" + *line + "' has no function part");
     if (contains_any(ele[2], {"construct", "__call__"})) continue;
-    std::istringstream words(ele[2]);
+    std::istringstream words{std::string(ele[2])};
     std::string w, name;
     words >> w >> name;  // " in func" -> "func"
     if (name.empty()) throw InvalidInput("compare -lm: stack line '" + *line + "' has no function name");
@@ -99,7 +80,7 @@ std::string frame_scope(const JsonValue& stack, bool mindspore) {
   for (size_t i = (size_t)(start + 1); i < end; ++i) {
     if (!lines[i].is_string()) throw InvalidInput("compare -lm: stack is invalid, it should be a list[str]");
     const std::string& line = lines[i].as_string();
-    std::string file = split(line, ',')[0];
+    const std::string_view file = split(line, ',')[0];
     if (no_entrance && contains_any(file, {"site-packages/torch", "package/torch", "site-packages/mindspore",
                                            "package/mindspore"}))
       frame = &line;
@@ -107,14 +88,14 @@ std::string frame_scope(const JsonValue& stack, bool mindspore) {
       no_entrance = false;
   }
   std::vector<std::string> funcs = stack_functions({frame});
-  return join(funcs, 0, funcs.size());
+  return join(funcs, ".");
 }
 
 DataItem make_item(const std::string& name, const JsonValue* construct, const JsonValue* stack,
                    bool mindspore) {
   DataItem it;
   it.data_name = name;
-  std::vector<std::string> parts = split(name, '.');
+  const std::vector<std::string_view> parts = split(name, '.');
   if (parts.size() < 4)
     throw InvalidInput("compare -lm: dump entry '" + name + "' does not have the four fields of a dump name");
   const size_t n = parts.size();
@@ -131,7 +112,7 @@ DataItem make_item(const std::string& name, const JsonValue* construct, const Js
   }
   // set_layer_scope
   const std::string parent = construct && construct->is_string() ? construct->as_string() : "";
-  std::vector<std::string> scope;
+  std::vector<std::string_view> scope;  // parts of `name` or of `parent`
   if (is_layer_type && it.api_type != "parameters_grad") {
     scope.assign(parts.begin(), parts.end() - 4);
     scope.insert(scope.end(), parts.end() - 3, parts.end());
@@ -140,7 +121,7 @@ DataItem make_item(const std::string& name, const JsonValue* construct, const Js
   } else if (!parent.empty()) {
     scope = split(parent, '.');
   }
-  it.layer_scope = scope.empty() ? kTopLayer : join(scope, 0, scope.size() >= 3 ? scope.size() - 3 : 0);
+  it.layer_scope = scope.empty() ? kTopLayer : join(scope, ".", 0, scope.size() >= 3 ? scope.size() - 3 : 0);
   if (!parent.empty() && split(parent, '.').size() < 4)
     throw InvalidInput("compare -lm: construct.json parent '" + parent + "' of '" + name +
                        "' does not have the four fields of a dump name");
@@ -159,14 +140,15 @@ void backward_pass(std::vector<DataItem>& items) {
   std::map<std::string, size_t> by_name;
   for (size_t i = 0; i < items.size(); ++i) by_name[items[i].data_name] = i;
   for (DataItem& it : items) {
-    std::vector<std::string> parts = split(it.data_name, '.');
+    const std::vector<std::string_view> names = split(it.data_name, '.');
+    std::vector<std::string> parts(names.begin(), names.end());
     const size_t n = parts.size();
     bool backward = false;
     for (size_t i = n >= 2 ? n - 2 : 0; i < n; ++i)
       if (parts[i] == "backward") backward = true;
     if (!backward) continue;
     for (size_t i = n >= 2 ? n - 2 : 0; i < n; ++i) parts[i] = py_replace(parts[i], "backward", "forward");
-    auto f = by_name.find(join(parts, 0, n));
+    auto f = by_name.find(join(parts, "."));
     if (f == by_name.end()) continue;
     const DataItem& fw = items[f->second];
     it.full_scope = fw.full_scope;
@@ -216,7 +198,7 @@ struct Trie {
   std::vector<std::pair<std::string, std::vector<const DataItem*>>> items;  // by state, in order
   std::vector<std::pair<std::string, std::unique_ptr<Trie>>> children;
 
-  Trie* child(const std::string& name) const {
+  Trie* child(std::string_view name) const {
     for (auto& c : children)
       if (c.first == name) return c.second.get();
     return nullptr;
@@ -227,12 +209,12 @@ struct Trie {
     return nullptr;
   }
   void insert(const DataItem& it) {
-    std::vector<std::string> parts = split(it.full_scope, '.');
+    const std::vector<std::string_view> parts = split(it.full_scope, '.');
     Trie* node = this;
     for (size_t i = 1; i < parts.size(); ++i) {
       Trie* next = node->child(parts[i]);
       if (!next) {
-        node->children.push_back({parts[i], std::make_unique<Trie>()});
+        node->children.push_back({std::string(parts[i]), std::make_unique<Trie>()});
         next = node->children.back().second.get();
         next->type_name = parts[i];
       }
@@ -247,7 +229,7 @@ struct Trie {
     node->type_name = it.type_name;
   }
   const DataItem* query(const std::string& scope, const std::string& state, long index) {
-    std::vector<std::string> parts = split(scope, '.');
+    const std::vector<std::string_view> parts = split(scope, '.');
     Trie* node = this;
     for (size_t i = 1; i < parts.size(); ++i) {
       node = node->child(parts[i]);
@@ -276,8 +258,8 @@ Rules preprocess(const LayerMapper::Table& table) {
     auto& by_prefix = out[type];
     by_prefix.clear();
     for (const auto& [origin, target] : names) {
-      std::vector<std::string> parts = split(origin, '.');
-      by_prefix[parts[0]].push_back({origin, target, parts.size()});
+      const std::vector<std::string_view> parts = split(origin, '.');
+      by_prefix[std::string(parts[0])].push_back({origin, target, parts.size()});
     }
     for (auto& [p, rules] : by_prefix)
       std::stable_sort(rules.begin(), rules.end(),
@@ -331,26 +313,26 @@ void load_side(const std::string& dump_json, Side* side) {
 // convert_scope: the npu item's scope with layers renamed, its state and its index in its node.
 void convert_scope(Trie& npu_root, const DataItem& it, const Rules& rules, std::string* scope, long* index) {
   *scope = kTopLayer;
-  std::vector<std::string> parts = split(it.full_scope, '.');
+  const std::vector<std::string_view> parts = split(it.full_scope, '.');
   Trie* node = &npu_root;
   size_t idx = 0;
   while (idx + 1 < parts.size()) {
-    const std::string& child = parts[idx + 1];
+    const std::string_view child = parts[idx + 1];
     size_t step = 1;
     bool mapped = false;
     auto type_rules = rules.find(node->type_name);
     if (type_rules != rules.end()) {
-      auto prefix_rules = type_rules->second.find(child);
+      auto prefix_rules = type_rules->second.find(std::string(child));
       if (prefix_rules != type_rules->second.end())
         for (const Rule& r : prefix_rules->second)
-          if (join(parts, idx + 1, idx + r.level + 1) == r.origin) {
+          if (join(parts, ".", idx + 1, idx + r.level + 1) == r.origin) {
             *scope += "." + r.target;
             step = r.level;
             mapped = true;
             break;
           }
     }
-    if (!mapped) *scope += "." + child;  // the identity rule 1.2.1 appends
+    if (!mapped) *scope += "." + std::string(child);  // the identity rule 1.2.1 appends
     for (size_t s = 0; s < step; ++s) {
       node = node ? node->child(parts[idx + 1]) : nullptr;
       ++idx;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/compare/compare_const.h"
 #include "msprobe/format/pandas_numeric.h"
 #include "msprobe/format/py_value.h"
@@ -27,8 +28,6 @@ struct LeafRow {
   JsonValue md5;
   std::string data_name;
 };
-
-bool contains(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
 
 void leaf_rows(const MergedOp& op, bool stack_mode, std::vector<LeafRow>& out) {
   std::array<size_t, 4> next{0, 0, 0, 0};
@@ -89,9 +88,7 @@ bool dtype_ok(std::string n, const std::string& b, bool cross) {
 Cell summary_value(const JsonValue& v) {
   if (v.is_null()) return Cell::str(k::kNA);
   const Cell c = cell_of(v);
-  std::string s = cell_str(c);
-  for (char& ch : s) ch = (char)std::tolower((unsigned char)ch);
-  if (s == "nan") return Cell::str(k::kNan);
+  if (to_lower(cell_str(c)) == "nan") return Cell::str(k::kNan);
   return c;
 }
 
@@ -113,9 +110,7 @@ Numeric to_numeric(const Cell& c) {
     n.v = p.value;
     return n;
   }
-  std::string low;
-  for (char ch : s) low += (char)std::tolower((unsigned char)ch);
-  n.ok = low == "nan";
+  n.ok = to_lower(s) == "nan";
   return n;
 }
 

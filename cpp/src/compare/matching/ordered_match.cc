@@ -4,14 +4,13 @@
 #include <deque>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/format/py_value.h"
 
 namespace msprobe {
 namespace compare {
 
 namespace {
-
-bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
 bool struct_equal(const LeafStruct& a, const LeafStruct& b, bool with_md5) {
   return py_equal(a.dtype, b.dtype) && py_equal(a.shape, b.shape) && (!with_md5 || py_equal(a.md5, b.md5));

@@ -12,6 +12,7 @@
 
 #include "bench_data_name.h"
 #include "msprobe/base/error.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/compare/compare_const.h"
 #include "msprobe/format/py_value.h"
 #include "tensor_metrics.h"
@@ -21,11 +22,6 @@ namespace msprobe {
 namespace compare {
 
 namespace {
-
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::char_traits<char>::length(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
 
 // 1.2.1's FileChecker pattern ^[a-zA-Z0-9_.:/-]+$, applied here to the file name.
 bool valid_file_name(const std::string& s) {
