@@ -1,4 +1,4 @@
-"""Our -am/-cm/-dm name mappings (C++, cpp/src/compare/name_mapping.cc) pair the rows the
+"""Our -am/-cm/-dm name mappings (C++, cpp/src/compare/mapping/name_mapping.cc) pair the rows the
 original 1.2.1 paired in its MindSpore-vs-PyTorch compare results
 (tests/fixtures/compare_1.2.1/xf_*, see its README): every row the original matched gets our key
 equal to its bench name; every row it left unmatched has no bench row of our key, shape and

@@ -10,7 +10,8 @@
 //   check_thresholds(torch_dtype_name) -> dict of the per-dtype constants
 //   format_fixed(v, precision=14) / format_float32(v) / format_float16(v) -> str
 //   api_precision_compare(npu_csv, gpu_csv, result_csv, details_csv, precision=14) -> dict
-//   check_input_csv_path(path, what) / prepare_output_dir(path) / timestamp_now()
+//   check_input_csv_path(path, what) / prepare_output_dir(path) / timestamp_now()   (base/: every
+//   command checks its inputs and output folder and stamps its files with them)
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -19,11 +20,13 @@
 #include <vector>
 
 #include "msprobe/base/error.h"
-#include "msprobe/check/api_precision_compare.h"
+#include "msprobe/base/input_file.h"
+#include "msprobe/base/output_dir.h"
 #include "msprobe/check/metrics.h"
 #include "msprobe/check/number_format.h"
 #include "msprobe/check/output_compare.h"
 #include "msprobe/check/standards.h"
+#include "msprobe/jobs/api_precision_compare.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;
@@ -220,9 +223,9 @@ void bind_check(nb::module_& m) {
         "and details CSVs. Returns npu_rows, detail_rows, result_rows, warnings (list of lines)\n"
         "and error (None, or a line when processing stopped early on bad data). Raises\n"
         "MsprobeFileError / ConfigError for unreadable or malformed input (nothing written).");
-  m.def("check_input_csv_path", &check_input_csv_path, "path"_a, "what"_a,
+  m.def("check_input_csv_path", &msprobe::check_input_csv_path, "path"_a, "what"_a,
         "Raises MsprobeFileError unless path is a readable regular *.csv file (no symlink).");
-  m.def("prepare_output_dir", &prepare_output_dir, "path"_a,
+  m.def("prepare_output_dir", &msprobe::prepare_output_dir, "path"_a,
         "Creates the output folder (mode 0750) if needed; refuses symlinks and read-only folders.");
-  m.def("timestamp_now", &timestamp_now, "Local time as %Y%m%d%H%M%S.");
+  m.def("timestamp_now", &msprobe::timestamp_now, "Local time as %Y%m%d%H%M%S.");
 }

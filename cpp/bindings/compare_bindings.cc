@@ -25,6 +25,7 @@
 #include "msprobe/compare/compare_run.h"
 #include "msprobe/compare/compare_table.h"
 #include "msprobe/compare/name_mapper.h"
+#include "msprobe/format/xlsx_writer.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -32,6 +33,7 @@ using namespace nb::literals;
 namespace {
 
 using namespace msprobe::compare;
+using msprobe::written_cell;
 
 nb::object cell_to_python(const Cell& c) {
   switch (c.kind) {

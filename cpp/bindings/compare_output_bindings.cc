@@ -26,12 +26,12 @@
 #include <vector>
 
 #include "msprobe/base/error.h"
-#include "msprobe/compare/compare_input.h"
-#include "msprobe/compare/compare_job.h"
+#include "msprobe/compare/compare_xlsx.h"
 #include "msprobe/compare/mapping_yaml.h"
-#include "msprobe/compare/merge_result.h"
-#include "msprobe/compare/xlsx_reader.h"
-#include "msprobe/compare/xlsx_writer.h"
+#include "msprobe/format/xlsx_reader.h"
+#include "msprobe/jobs/compare_input.h"
+#include "msprobe/jobs/compare_job.h"
+#include "msprobe/jobs/merge_result.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -39,6 +39,8 @@ using namespace nb::literals;
 namespace {
 
 using namespace msprobe::compare;
+using msprobe::read_xlsx;
+using msprobe::XlsxSheet;
 
 nb::list to_list(const std::vector<std::string>& v) {
   nb::list l;

@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
 #include "msprobe/config/dump_config.h"
 #include "msprobe/kernel/kernel_dump_config.h"
@@ -28,9 +29,11 @@ void bind_kernel(nb::module_& m) {
       "cfg"_a, "kind"_a, "saved_data"_a = "",
       "Text of kernel_kbyk_dump.json (kind 'kbyk'), kernel_graph_dump.json ('graph') or "
       "kernel_graph_overflow_check.json ('graph_overflow'), as 1.2.1 writes it.");
-  m.def("write_text_file_atomic", &write_text_file_atomic, "path"_a, "text"_a,
-        nb::call_guard<nb::gil_scoped_release>(),
-        "Writes a file through a temporary and a rename (mode 0640).");
+  m.def(
+      "write_text_file_atomic",
+      [](const std::string& path, const std::string& text) { msprobe::write_file_atomically(path, text); },
+      "path"_a, "text"_a, nb::call_guard<nb::gil_scoped_release>(),
+      "Writes a file through a temporary and a rename (mode 0640).");
   m.def("kernel_statistic_categories", &kernel_statistic_categories, "cfg"_a);
   m.def("kernel_statistic_header", &kernel_statistic_header, "categories"_a);
   m.def(

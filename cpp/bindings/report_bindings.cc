@@ -9,10 +9,10 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/compare/divergence.h"
+#include "msprobe/jobs/pair_report.h"
 #include "msprobe/report/check_report.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/dump_report.h"
-#include "msprobe/report/pair_report.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;

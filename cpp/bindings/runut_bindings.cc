@@ -17,10 +17,10 @@
 #include "json_to_python.h"
 #include "msprobe/base/error.h"
 #include "msprobe/check/standards.h"
+#include "msprobe/jobs/run_ut_result_files.h"
 #include "msprobe/runut/api_result.h"
 #include "msprobe/runut/dump_apis.h"
 #include "msprobe/runut/input_rules.h"
-#include "msprobe/runut/result_files.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;

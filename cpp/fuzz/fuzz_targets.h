@@ -11,7 +11,6 @@
 
 #include "fuzz_support.h"
 #include "msprobe/base/error.h"
-#include "msprobe/check/api_precision_compare.h"
 #include "msprobe/check/csv_table.h"
 #include "msprobe/compare/xlsx_reader.h"
 #include "msprobe/config/dump_config.h"
@@ -19,12 +18,13 @@
 #include "msprobe/format/json_value.h"
 #include "msprobe/format/npy_reader.h"
 #include "msprobe/format/pt_reader.h"
+#include "msprobe/jobs/api_precision_compare.h"
+#include "msprobe/jobs/run_ut_result_files.h"
 #include "msprobe/kernel/kernel_stat_csv.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/side_files.h"
 #include "msprobe/reader/tensor_store.h"
 #include "msprobe/runut/dump_apis.h"
-#include "msprobe/runut/result_files.h"
 #include "msprobe/stats/tensor_stats.h"
 
 namespace msprobe_fuzz {

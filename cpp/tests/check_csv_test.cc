@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "msprobe/base/error.h"
-#include "msprobe/check/api_precision_compare.h"
+#include "msprobe/base/input_file.h"
+#include "msprobe/base/output_dir.h"
 #include "msprobe/check/csv_table.h"
+#include "msprobe/jobs/api_precision_compare.h"
 #include "test_files.h"
 
 using namespace msprobe;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "../src/compare/compare_const.h"
+#include "msprobe/compare/compare_const.h"
 #include "msprobe/compare/divergence.h"
 #include "msprobe/compare/row_name.h"
 #include "msprobe/format/json_value.h"

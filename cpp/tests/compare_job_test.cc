@@ -1,14 +1,14 @@
 // run_compare_job end to end on the 1.2.1 statistics fixture: the workbook written on its own
 // thread is the one written inline, and a workbook that cannot be written still leaves the other
 // outputs.
-#include "msprobe/compare/compare_job.h"
+#include "msprobe/jobs/compare_job.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
-#include "msprobe/compare/xlsx_reader.h"
+#include "msprobe/format/xlsx_reader.h"
 #include "test_files.h"
 
 namespace msprobe {

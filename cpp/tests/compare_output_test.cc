@@ -11,10 +11,11 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/compare/advisor.h"
-#include "msprobe/compare/compare_input.h"
-#include "msprobe/compare/result_names.h"
-#include "msprobe/compare/xlsx_reader.h"
-#include "msprobe/compare/xlsx_writer.h"
+#include "msprobe/compare/compare_xlsx.h"
+#include "msprobe/format/xlsx_reader.h"
+#include "msprobe/format/xlsx_writer.h"
+#include "msprobe/jobs/compare_input.h"
+#include "msprobe/jobs/compare_output_names.h"
 
 using namespace msprobe;
 using namespace msprobe::compare;

@@ -7,19 +7,20 @@
 #include <string>
 #include <vector>
 
-#include "../src/compare/compare_const.h"
-#include "../src/compare/dump_mode.h"
-#include "../src/compare/highlight.h"
-#include "../src/compare/joined_match.h"
-#include "../src/compare/mapped_match.h"
-#include "../src/compare/merged_op.h"
-#include "../src/compare/op_items.h"
-#include "../src/compare/ordered_match.h"
-#include "../src/compare/pandas_numeric.h"
-#include "../src/compare/py_value.h"
-#include "../src/compare/result_rows.h"
-#include "../src/compare/summary_diff.h"
+#include "compare/mapping/mapped_match.h"
+#include "compare/matching/dump_mode.h"
+#include "compare/matching/joined_match.h"
+#include "compare/matching/merged_op.h"
+#include "compare/matching/op_items.h"
+#include "compare/matching/ordered_match.h"
+#include "compare/matching/result_rows.h"
+#include "compare/matching/summary_diff.h"
+#include "compare/metrics/highlight.h"
 #include "msprobe/base/error.h"
+#include "msprobe/compare/compare_const.h"
+#include "msprobe/format/pandas_numeric.h"
+#include "msprobe/format/py_value.h"
+#include "msprobe/format/xlsx_writer.h"
 
 using namespace msprobe;
 using namespace msprobe::compare;

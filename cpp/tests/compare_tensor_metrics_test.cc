@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "../src/compare/tensor_metrics.h"
+#include "compare/metrics/tensor_metrics.h"
 
 using namespace msprobe;
 using namespace msprobe::compare;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
 #include "msprobe/config/dump_config.h"
 #include "msprobe/format/json_value.h"
@@ -83,7 +84,7 @@ TEST(KernelDumpJson, ListStepRankDataModeAndTask) {
 
 TEST(KernelDumpJson, WriteIsAtomicAndReadable) {
   std::string dir = temp_dir("msprobe_kernel");
-  write_text_file_atomic(dir + "/a.json", "{}");
+  write_file_atomically(dir + "/a.json", "{}");
   EXPECT_EQ(read_file(dir + "/a.json"), "{}");
   struct stat st;
   ASSERT_EQ(::stat((dir + "/a.json").c_str(), &st), 0);

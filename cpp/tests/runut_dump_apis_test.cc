@@ -147,6 +147,23 @@ TEST(RunutDumpApis, SplitApiName) {
   EXPECT_FALSE(split_api_name("A.b.c.d.e", &t, &n));
 }
 
+TEST(RunutDumpApis, SplitDetailsRowName) {
+  std::string name, api, direction;
+  ASSERT_TRUE(split_details_row_name("Torch.add.0.forward.output.1", &name, &api, &direction));
+  EXPECT_EQ(name, "add");
+  EXPECT_EQ(api, "Torch.add.0");
+  EXPECT_EQ(direction, "forward");
+  ASSERT_TRUE(split_details_row_name("Torch.linalg.norm.3.backward.output.0", &name, &api, &direction));
+  EXPECT_EQ(name, "linalg.norm");
+  EXPECT_EQ(api, "Torch.linalg.norm.3");
+  EXPECT_EQ(direction, "backward");
+  // Any direction is handed back; the caller judges it (1.2.1 warns and goes on).
+  ASSERT_TRUE(split_details_row_name("Torch.add.0.sideways.output.0", nullptr, nullptr, &direction));
+  EXPECT_EQ(direction, "sideways");
+  EXPECT_FALSE(split_details_row_name("Torch.add.forward.output.0", &name, &api, &direction));
+  EXPECT_FALSE(split_details_row_name("a.b.c.d.e.f.g.h", &name, &api, &direction));
+}
+
 }  // namespace
 }  // namespace runut
 }  // namespace msprobe

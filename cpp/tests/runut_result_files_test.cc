@@ -10,9 +10,9 @@
 #include <string>
 
 #include "msprobe/base/error.h"
+#include "msprobe/jobs/run_ut_result_files.h"
 #include "msprobe/runut/api_result.h"
 #include "msprobe/runut/input_rules.h"
-#include "msprobe/runut/result_files.h"
 
 namespace msprobe {
 namespace runut {

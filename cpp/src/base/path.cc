@@ -3,8 +3,10 @@
 
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 
 namespace msprobe {
 
@@ -21,6 +23,17 @@ std::string join_path(const std::string& dir, const std::string& name) {
 std::string file_name_of(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string absolute_path(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char buf[PATH_MAX];
+  if (!::getcwd(buf, sizeof(buf))) return path;
+  std::string p = path;
+  while (p.rfind("./", 0) == 0) p = p.substr(2);
+  std::string out = std::string(buf) + "/" + p;
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
 }
 
 bool is_regular_file(const std::string& path) {

@@ -2,6 +2,7 @@
 
 #include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
+#include "msprobe/base/strings.h"
 
 namespace msprobe {
 namespace compare {
@@ -30,8 +31,6 @@ constexpr const char* kDeterministicSuggest =
     "can seed_all(mode=True) to enable deterministic computing.";
 constexpr const char* kNeedDeterministicApi[] = {"conv2d",   "conv3d",     "matmul",
                                                  "nll_loss", "layer_norm", "lstm"};
-
-bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
 
 bool cell_is(const Cell& c, const char* text) { return c.kind == Cell::Kind::kString && c.s == text; }
 

@@ -1,5 +1,5 @@
 // Headers of 1.2.1's compare result per mode (see compare_const.h).
-#include "compare_const.h"
+#include "msprobe/compare/compare_const.h"
 
 namespace msprobe {
 namespace compare {

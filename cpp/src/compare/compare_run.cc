@@ -3,17 +3,17 @@
 
 #include <future>
 
-#include "compare_const.h"
-#include "dump_mode.h"
-#include "dump_parse.h"
-#include "highlight.h"
-#include "joined_match.h"
-#include "mapped_match.h"
+#include "compare/mapping/mapped_match.h"
+#include "compare/matching/dump_mode.h"
+#include "compare/matching/dump_parse.h"
+#include "compare/matching/joined_match.h"
+#include "compare/matching/ordered_match.h"
+#include "compare/matching/result_rows.h"
+#include "compare/metrics/highlight.h"
+#include "compare/metrics/tensor_phase.h"
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
-#include "ordered_match.h"
-#include "result_rows.h"
-#include "tensor_phase.h"
+#include "msprobe/compare/compare_const.h"
 
 namespace msprobe {
 namespace compare {

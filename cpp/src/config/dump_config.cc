@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/format/json_text.h"
 
 namespace msprobe {
@@ -45,16 +46,7 @@ constexpr size_t kMaxPathLength = 4096;
 constexpr size_t kMaxPathComponent = 255;
 constexpr size_t kMaxShown = 120;  // characters of a bad value shown in a message
 
-std::string join(const StrList& items, const char* sep = ", ") {
-  std::string s;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) s += sep;
-    s += items[i];
-  }
-  return s;
-}
-
-bool contains(const StrList& items, const std::string& s) {
+bool is_listed(const StrList& items, const std::string& s) {
   return std::find(items.begin(), items.end(), s) != items.end();
 }
 
@@ -146,12 +138,6 @@ bool parse_range_text(const std::string& s, int64_t& a, int64_t& b) {
 const char* kApiExample = "\"Functional.conv2d.0.forward\"";
 const char* kModuleExample = "\"Module.conv1.Conv2d.forward.0\"";
 
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(0, p.size()) == p;
-}
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
 // Strips a trailing ".<digits>" (at least one digit); false when there is none.
 bool strip_index(std::string_view& s) {
   size_t dot = s.rfind('.');
@@ -220,8 +206,8 @@ class Checker {
   [[noreturn]] void fail(const std::string& message) const { throw InvalidInput(where_ + ": " + message); }
 
   std::string one_of(const JsonValue& v, const std::string& field, const StrList& allowed) const {
-    if (!v.is_string() || !contains(allowed, v.as_string())) {
-      fail_value(field, "must be one of " + join(allowed), v);
+    if (!v.is_string() || !is_listed(allowed, v.as_string())) {
+      fail_value(field, "must be one of " + join(allowed, ", "), v);
     }
     return v.as_string();
   }
@@ -294,13 +280,13 @@ class Checker {
 
 // data_mode (§1.4, §5.7).
 StrList parse_data_mode(const Checker& ck, const JsonValue& v, const std::string& field, bool ms_l2) {
-  const std::string allowed = join(kDataModes);
+  const std::string allowed = join(kDataModes, ", ");
   if (!v.is_array()) ck.fail_value(field, "must be a list drawn from " + allowed, v);
   const auto& arr = v.as_array();
   StrList modes;
   for (size_t i = 0; i < arr.size(); ++i) {
     const JsonValue& item = arr[i];
-    if (!item.is_string() || !contains(kDataModes, item.as_string())) {
+    if (!item.is_string() || !is_listed(kDataModes, item.as_string())) {
       ck.fail_value(item_field(field, i), "must be one of " + allowed, item);
     }
     modes.push_back(item.as_string());
@@ -312,7 +298,7 @@ StrList parse_data_mode(const Checker& ck, const JsonValue& v, const std::string
       if (modes[i] == modes[j]) ck.fail_value(field, "must not repeat an item (allowed: " + allowed + ")", v);
     }
   }
-  if (modes.size() > 1 && contains(modes, "all")) {
+  if (modes.size() > 1 && is_listed(modes, "all")) {
     ck.fail_value(
         field, "may hold \"all\" only on its own; otherwise items from input, output, forward, backward", v);
   }
@@ -406,11 +392,11 @@ void parse_dump_section(const Checker& ck, const JsonValue* sec, DumpConfig& c) 
       if (const JsonValue* v = sec->find("summary_mode")) {
         const std::string field = t + ".summary_mode";
         if (pytorch || !v->is_array()) {
-          if (!v->is_string() || !contains(kSummaryModes, v->as_string())) {
+          if (!v->is_string() || !is_listed(kSummaryModes, v->as_string())) {
             ck.fail_value(field,
-                          pytorch ? "must be one of " + join(kSummaryModes)
-                                  : "must be one of " + join(kSummaryModes) + ", or a list drawn from " +
-                                        join(kSummaryModeItems),
+                          pytorch ? "must be one of " + join(kSummaryModes, ", ")
+                                  : "must be one of " + join(kSummaryModes, ", ") +
+                                        ", or a list drawn from " + join(kSummaryModeItems, ", "),
                           *v);
           }
           c.summary_mode = v->as_string();
@@ -419,11 +405,12 @@ void parse_dump_section(const Checker& ck, const JsonValue* sec, DumpConfig& c) 
           const auto& arr = v->as_array();
           for (size_t i = 0; i < arr.size(); ++i) {
             const JsonValue& item = arr[i];
-            if (!item.is_string() || !contains(kSummaryModeItems, item.as_string())) {
-              ck.fail_value(item_field(field, i), "must be one of " + join(kSummaryModeItems), item);
+            if (!item.is_string() || !is_listed(kSummaryModeItems, item.as_string())) {
+              ck.fail_value(item_field(field, i), "must be one of " + join(kSummaryModeItems, ", "), item);
             }
-            if (contains(items, item.as_string())) {
-              ck.fail_value(field, "must not repeat an item (allowed: " + join(kSummaryModeItems) + ")", *v);
+            if (is_listed(items, item.as_string())) {
+              ck.fail_value(field, "must not repeat an item (allowed: " + join(kSummaryModeItems, ", ") + ")",
+                            *v);
             }
             items.push_back(item.as_string());
           }
@@ -668,8 +655,7 @@ DumpConfig load_dump_config(const std::string& path, Framework fw, const ConfigO
   }
   if (S_ISDIR(st.st_mode)) throw FileError(path + ": is a directory, expected a .json config file");
   if (!S_ISREG(st.st_mode)) throw FileError(path + ": is not a regular file, expected a .json config file");
-  const std::string suffix = ".json";
-  if (path.size() < suffix.size() || path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
+  if (!ends_with(path, ".json")) {
     throw FileError(path + ": the config file must have a .json suffix");
   }
   JsonValue doc = parse_json_file(path);

@@ -1,53 +1,16 @@
 // The dump session: see dump_session.h.
 #include "msprobe/dump/dump_session.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <climits>
-#include <cstring>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/output_dir.h"
+#include "msprobe/base/path.h"
 #include "msprobe/dump/dump_repair.h"
 #include "msprobe/format/json_text.h"
 
 namespace msprobe {
-
-namespace {
-constexpr mode_t kDirMode = 0750;
-
-std::string absolute(const std::string& path) {
-  if (!path.empty() && path[0] == '/') return path;
-  char buf[PATH_MAX];
-  if (!::getcwd(buf, sizeof(buf))) return path;
-  std::string p = path;
-  while (p.rfind("./", 0) == 0) p = p.substr(2);
-  std::string out = std::string(buf) + "/" + p;
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
-  return out;
-}
-
-// mkdir -p with mode 0750; throws FileError naming the directory.
-void make_dirs(const std::string& path) {
-  std::string cur;
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    pos = path.find('/', pos + 1);
-    cur = path.substr(0, pos);
-    if (cur.empty()) continue;
-    if (::mkdir(cur.c_str(), kDirMode) != 0 && errno != EEXIST) {
-      int err = errno;
-      throw FileError("cannot create dump directory " + cur + ": " + std::strerror(err));
-    }
-    struct stat st;
-    if (::lstat(cur.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
-      throw FileError("cannot create dump directory " + cur + ": a file of that name exists");
-  }
-}
-}  // namespace
 
 DumpSession::DumpSession(DumpConfig config, SessionOptions options)
     : config_(std::move(config)),
@@ -56,7 +19,7 @@ DumpSession::DumpSession(DumpConfig config, SessionOptions options)
       data_mode_(config_.data_mode) {
   given_dump_path_ = config_.dump_path;
   while (given_dump_path_.size() > 1 && given_dump_path_.back() == '/') given_dump_path_.pop_back();
-  config_.dump_path = absolute(config_.dump_path);
+  config_.dump_path = absolute_path(config_.dump_path);
   record_opt_.framework = opt_.framework;
   record_opt_.want_crc = config_.summary_mode == "md5" && config_.task != "tensor";
   tensor_task_ = config_.task == "tensor";
@@ -192,7 +155,7 @@ void DumpSession::open_step_files() {
   }
   const std::string rel = "/step" + std::to_string(current_step_) + "/" + rank_name;
   rank_dir_ = config_.dump_path + rel;
-  make_dirs(rank_dir_);
+  make_dirs(rank_dir_, "dump directory");
   std::string header = "{\n \"task\": ";
   append_json_string(header, config_.task);
   header += ",\n \"level\": ";
@@ -202,7 +165,7 @@ void DumpSession::open_step_files() {
   header += ",\n \"dump_data_dir\": ";
   if (tensor_task_ || overflow_) {
     tensor_dir_ = rank_dir_ + "/dump_tensor_data";
-    make_dirs(tensor_dir_);
+    make_dirs(tensor_dir_, "dump directory");
     // The original writes the directory as the user gave dump_path (relative stays relative).
     append_json_string(header, given_dump_path_ + rel + "/dump_tensor_data");
   } else {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "msprobe/base/strings.h"
 #include "msprobe/format/json_value.h"
 #include "msprobe/reader/dump_json_reader.h"
 
@@ -27,10 +28,6 @@ std::vector<std::string> list_dir(const std::string& path, const char* prefix) {
   return out;
 }
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::char_traits<char>::length(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
 }  // namespace
 
 std::vector<RankDumpSummary> summarize_dump(const std::string& dump_path) {

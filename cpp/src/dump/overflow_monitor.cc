@@ -5,16 +5,13 @@
 #include <cmath>
 #include <string_view>
 
+#include "msprobe/base/strings.h"
 #include "msprobe/format/json_writer.h"
 
 namespace msprobe {
 
 namespace {
 bool nonfinite(const StatValue& v) { return v.kind == StatValue::Kind::kFloat && !std::isfinite(v.f); }
-
-bool ends_with(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
 
 // Strips ".<digits>" from the end of s; false when s does not end that way.
 bool strip_index(std::string_view& s) {

@@ -3,11 +3,9 @@
 
 #include <algorithm>
 
-namespace msprobe {
+#include "msprobe/base/strings.h"
 
-namespace {
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-}  // namespace
+namespace msprobe {
 
 ScopeFilter::ScopeFilter(std::vector<std::string> scope, std::vector<std::string> list, std::string level)
     : scope_(std::move(scope)), list_(std::move(list)), mix_(level == "mix") {

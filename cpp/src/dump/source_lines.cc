@@ -3,16 +3,9 @@
 
 #include <fstream>
 
-namespace msprobe {
+#include "msprobe/base/strings.h"
 
-namespace {
-std::string strip(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n\f\v");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n\f\v");
-  return s.substr(b, e - b + 1);
-}
-}  // namespace
+namespace msprobe {
 
 const std::string& SourceLines::line(const std::string& file, int64_t line) {
   auto it = files_.find(file);
@@ -20,7 +13,7 @@ const std::string& SourceLines::line(const std::string& file, int64_t line) {
     std::vector<std::string> lines;
     std::ifstream in(file);
     std::string l;
-    while (in && std::getline(in, l)) lines.push_back(strip(l));
+    while (in && std::getline(in, l)) lines.emplace_back(strip(l));
     it = files_.emplace(file, std::move(lines)).first;
   }
   if (line < 1 || (size_t)line > it->second.size()) return empty_;

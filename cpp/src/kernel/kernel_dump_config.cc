@@ -3,13 +3,7 @@
 // one-item data_mode, support_device = rank or 0..7; O2 adds op_debug_mode 0 and file_format.
 #include "msprobe/kernel/kernel_dump_config.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 
 #include "msprobe/base/error.h"
 #include "msprobe/format/json_text.h"
@@ -175,31 +169,6 @@ std::string kernel_dump_json(const DumpConfig& cfg, KernelDumpKind kind, const s
   }
   out += "\n}";
   return out;
-}
-
-void write_text_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
-  if (fd < 0) throw FileError(path + ": cannot write: " + std::strerror(errno));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw FileError(path + ": cannot write: " + std::strerror(e));
-    }
-    done += (size_t)w;
-  }
-  (void)::fchmod(fd, 0640);  // the umask may have narrowed it; 0640 is the documented mode
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    throw FileError(path + ": cannot write: " + std::strerror(e));
-  }
 }
 
 }  // namespace msprobe

@@ -6,6 +6,7 @@
 // Crash safety: rows are appended (one write per folder) before the .npy files are removed, so
 // an interruption can repeat rows but never lose a tensor's statistics.
 #include "msprobe/kernel/kernel_stat_csv.h"
+#include "msprobe/base/strings.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -63,11 +64,6 @@ void append_field(std::string& out, const std::string& s) {
     out += c;
   }
   out += '"';
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = (char)std::tolower((unsigned char)c);
-  return s;
 }
 
 struct Row {
@@ -142,7 +138,7 @@ void convert_folder(const std::string& dir, const KernelStatOptions& opts, const
     }
     t += std::to_string(data_size);
     t += ',';
-    append_field(t, lower(n.dtype));
+    append_field(t, to_lower(n.dtype));
     t += ",\"(";
     for (size_t i = 0; i < view.shape.size(); ++i) {
       if (i) t += ',';

@@ -11,6 +11,7 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/mapped_file.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/format/npy_reader.h"
 #include "msprobe/format/pt_reader.h"
 
@@ -18,11 +19,6 @@ namespace msprobe {
 namespace reader {
 
 namespace {
-
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
-}
 
 std::string real_path(const std::string& path, const std::string& what) {
   char buf[PATH_MAX];

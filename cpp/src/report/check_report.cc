@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/check/csv_table.h"
 #include "msprobe/compare/row_name.h"
 #include "report_page.h"
@@ -29,8 +30,7 @@ Cell field_cell(const std::string_view* f) {
 
 uint8_t status_verdict(const Cell& c) {
   if (!c.is_string()) return kNoData;
-  std::string s = c.s;
-  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+  const std::string s = to_lower(c.s);
   if (s == "pass") return kPass;
   if (s == "warning") return kWarning;
   if (s == "error") return kError;

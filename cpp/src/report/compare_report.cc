@@ -5,6 +5,7 @@
 
 #include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
+#include "msprobe/base/strings.h"
 #include "report_page.h"
 
 namespace msprobe {
@@ -15,11 +16,6 @@ using compare::Cell;
 using compare::CompareMode;
 using compare::CompareTable;
 using compare::Fill;
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
-  return s;
-}
 
 // A row's verdict: unmatched when the bench side is missing; otherwise the worst of its 1.2.1
 // highlight (red error, yellow warning) and its result column (Result: Warning / Different,
@@ -47,7 +43,7 @@ std::vector<uint8_t> row_verdicts(const CompareTable& t) {
     }
     for (int c : {result, accuracy}) {
       if (c < 0 || c >= (int)row.size() || !row[c].is_string()) continue;
-      std::string s = lower(row[c].s);
+      std::string s = to_lower(row[c].s);
       if (s == "different" || s == "no" || s == "error")
         v = std::max<uint8_t>(v, kError);
       else if (s == "warning")

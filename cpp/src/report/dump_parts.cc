@@ -1,4 +1,4 @@
-#include "dump_parts.h"
+#include "msprobe/report/dump_parts.h"
 
 #include <cstdlib>
 

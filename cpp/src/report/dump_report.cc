@@ -4,12 +4,13 @@
 #include <cmath>
 #include <memory>
 
-#include "dump_parts.h"
 #include "msprobe/base/error.h"
 #include "msprobe/base/path.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/format/json_text.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/side_files.h"
+#include "msprobe/report/dump_parts.h"
 #include "report_page.h"
 
 namespace msprobe {
@@ -44,8 +45,7 @@ Cell stat_cell(const JsonValue* v) {
 double number(const Cell& c) {
   if (c.is_number()) return c.d;
   if (c.is_string()) {
-    std::string s = c.s;
-    std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+    const std::string s = to_lower(c.s);
     if (s == "inf" || s == "-inf" || s == "infinity" || s == "-infinity") return HUGE_VAL;
     if (s == "nan") return std::nan("");
   }

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/format/json_python.h"
 #include "msprobe/reader/dump_json_reader.h"
 
@@ -12,10 +13,6 @@ namespace msprobe {
 namespace runut {
 
 namespace {
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 
 bool is_max_or_min(const std::string& key) { return key == "Max" || key == "Min"; }
 
@@ -105,26 +102,22 @@ std::vector<size_t> filter_similar_apis(const DumpApis& apis) {
 }
 
 bool split_api_name(std::string_view full_name, std::string* api_type, std::string* api_name) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  for (;;) {
-    const size_t dot = full_name.find('.', start);
-    parts.push_back(
-        full_name.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
-    if (dot == std::string_view::npos) break;
-    start = dot + 1;
-  }
-  if (parts.size() == 3) {
-    if (api_type) *api_type = std::string(parts[0]);
-    if (api_name) *api_name = std::string(parts[1]);
-    return true;
-  }
-  if (parts.size() == 4) {
-    if (api_type) *api_type = std::string(parts[0]);
-    if (api_name) *api_name = std::string(parts[1]) + "." + std::string(parts[2]);
-    return true;
-  }
-  return false;
+  const std::vector<std::string_view> parts = split(full_name, '.');
+  if (parts.size() != 3 && parts.size() != 4) return false;
+  if (api_type) *api_type = std::string(parts[0]);
+  if (api_name) *api_name = join(parts, ".", 1, parts.size() - 1);
+  return true;
+}
+
+bool split_details_row_name(std::string_view row_name, std::string* api_name, std::string* api_full,
+                            std::string* direction) {
+  const std::vector<std::string_view> parts = split(row_name, '.');
+  if (parts.size() < 3) return false;
+  const std::string api = join(parts, ".", 0, parts.size() - 3);  // without direction.output.k
+  if (!split_api_name(api, nullptr, api_name)) return false;
+  if (api_full) *api_full = api;
+  if (direction) *direction = std::string(parts[parts.size() - 3]);
+  return true;
 }
 
 }  // namespace runut

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/strings.h"
 
 namespace msprobe {
 
@@ -97,7 +98,7 @@ DType dtype_from_name(const std::string& name) {
       break;
     }
   }
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return (char)std::tolower(c); });
+  s = to_lower(std::move(s));
   for (const Alias& a : kAliases) {
     if (s == a.name && (!a.torch_only || torch_prefix)) return a.type;
   }

@@ -1,6 +1,6 @@
 """Name mappings of `compare` (-am, -cm, -dm): loads their yaml tables and builds the C++ mapper
 that compare_dumps(name_mapper=...) takes. The mapping itself runs in C++
-(cpp/src/compare/name_mapping.cc); here only files are read.
+(cpp/src/compare/mapping/name_mapping.cc); here only files are read.
 
 1.2.1's precedence: a layer mapping (-lm) or a data mapping (-dm) replaces matching; else -cm;
 else -am.

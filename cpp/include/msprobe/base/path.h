@@ -1,5 +1,5 @@
 // Path strings and folder entries, the one place for them: POSIX paths joined and split as text
-// (nothing normalised, nothing resolved), and plain stat()-based tests.
+// (nothing normalised, no link resolved), and plain stat()-based tests.
 #pragma once
 #include <string>
 #include <vector>
@@ -13,6 +13,9 @@ std::string folder_of(const std::string& path);
 std::string join_path(const std::string& dir, const std::string& name);
 // The last component of `path`: the text after the last '/', or all of it.
 std::string file_name_of(const std::string& path);
+// `path` made absolute against the working folder: leading "./" dropped, trailing '/' too;
+// an absolute path, or one when the working folder cannot be read, is returned as it is.
+std::string absolute_path(const std::string& path);
 
 // A regular file at `path`, symbolic links followed.
 bool is_regular_file(const std::string& path);

@@ -15,7 +15,4 @@ enum class KernelDumpKind { kKbyk, kGraph, kGraphOverflow };
 // otherwise that value.
 std::string kernel_dump_json(const DumpConfig& cfg, KernelDumpKind kind, const std::string& saved_data = "");
 
-// Writes `text` to `path` atomically (temporary file + rename), mode 0640.
-void write_text_file_atomic(const std::string& path, const std::string& text);
-
 }  // namespace msprobe

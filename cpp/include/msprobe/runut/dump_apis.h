@@ -63,5 +63,12 @@ std::vector<size_t> filter_similar_apis(const DumpApis& apis);
 // run_ut's name split: 3 segments -> (type, name), 4 -> (type, "prefix.name"); otherwise false.
 bool split_api_name(std::string_view full_name, std::string* api_type, std::string* api_name);
 
+// A details row name, the API, its direction and its output: "Torch.add.0.forward.output.1" ->
+// api_full "Torch.add.0", direction "forward", api_name as split_api_name gives it ("add"; with
+// 7 segments "prefix.name"). False when the API part does not split (1.2.1's
+// extract_detailed_api_segments). Any pointer may be null.
+bool split_details_row_name(std::string_view row_name, std::string* api_name, std::string* api_full,
+                            std::string* direction);
+
 }  // namespace runut
 }  // namespace msprobe
