@@ -12,7 +12,7 @@
 #include "fuzz_support.h"
 #include "msprobe/base/error.h"
 #include "msprobe/check/csv_table.h"
-#include "msprobe/compare/xlsx_reader.h"
+#include "msprobe/format/xlsx_reader.h"
 #include "msprobe/config/dump_config.h"
 #include "msprobe/dump/dump_repair.h"
 #include "msprobe/format/json_value.h"
@@ -217,24 +217,24 @@ inline void dump_json(const uint8_t* data, size_t size) {
 // (fuzz_support.h) so that changes inside the XML reach the SpreadsheetML reader.
 inline void xlsx(const uint8_t* data, size_t size) {
   using namespace msprobe;
-  auto check = [](const std::vector<compare::XlsxSheet>& sheets) {
+  auto check = [](const std::vector<XlsxSheet>& sheets) {
     if (sheets.empty()) std::abort();  // "no sheet" is a FileError
     size_t cells = 0;
-    for (const compare::XlsxSheet& sheet : sheets) {
+    for (const XlsxSheet& sheet : sheets) {
       cells += sheet.name.size();
       for (const auto& row : sheet.rows) {
-        for (const compare::Cell& c : row) cells += c.s.size() + (c.kind == compare::Cell::Kind::kNumber);
+        for (const Cell& c : row) cells += c.s.size() + (c.kind == Cell::Kind::kNumber);
       }
     }
     if (cells == (size_t)-1) std::abort();  // keeps the reads
   };
   const std::string_view bytes = as_text(data, size);
   try {
-    check(compare::read_xlsx(write_file("x.xlsx", bytes), /*first_only=*/true));  // as merge_result
+    check(read_xlsx(write_file("x.xlsx", bytes), /*first_only=*/true));  // as merge_result
   } catch (const FileError&) {
   }
   try {
-    check(compare::read_xlsx_bytes(repack_zip(bytes), "repacked.xlsx", /*first_only=*/true));
+    check(read_xlsx_bytes(repack_zip(bytes), "repacked.xlsx", /*first_only=*/true));
   } catch (const FileError&) {
   }
 }

@@ -83,7 +83,7 @@ TEST(FuzzRegressions, UnalignedTensorStorageGivesStatistics) {
 TEST(FuzzRegressions, AmpersandsWithoutSemicolonDecodeInLinearTime) {
   const std::string bytes = slurp(kRegressions / "xlsx" / "ampersands_without_semicolon");
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<compare::XlsxSheet> sheets = compare::read_xlsx_bytes(bytes, "x.xlsx", true);
+  const std::vector<XlsxSheet> sheets = read_xlsx_bytes(bytes, "x.xlsx", true);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(sheets.size(), 1u);
   ASSERT_EQ(sheets[0].rows.size(), 1u);
@@ -100,8 +100,8 @@ TEST(FuzzRegressions, RepackedXlsxSeedsReadAsTheSeeds) {
   for (const auto& seed : fs::directory_iterator(seeds)) {
     SCOPED_TRACE(seed.path().string());
     const std::string bytes = slurp(seed.path());
-    const auto a = compare::read_xlsx_bytes(bytes, "seed");
-    const auto b = compare::read_xlsx_bytes(msprobe_fuzz::repack_zip(bytes), "repacked");
+    const auto a = read_xlsx_bytes(bytes, "seed");
+    const auto b = read_xlsx_bytes(msprobe_fuzz::repack_zip(bytes), "repacked");
     ASSERT_EQ(a.size(), b.size());
     for (size_t i = 0; i < a.size(); ++i) {
       EXPECT_EQ(a[i].name, b[i].name);
@@ -109,7 +109,7 @@ TEST(FuzzRegressions, RepackedXlsxSeedsReadAsTheSeeds) {
       for (size_t r = 0; r < a[i].rows.size(); ++r) {
         ASSERT_EQ(a[i].rows[r].size(), b[i].rows[r].size());
         for (size_t c = 0; c < a[i].rows[r].size(); ++c) {
-          const compare::Cell &x = a[i].rows[r][c], &y = b[i].rows[r][c];
+          const Cell &x = a[i].rows[r][c], &y = b[i].rows[r][c];
           EXPECT_TRUE(x.kind == y.kind && x.s == y.s && (x.d == y.d || (x.d != x.d && y.d != y.d)))
               << "row " << r << " column " << c;
         }
