@@ -15,9 +15,11 @@ cmake --build build/tests
 MSPROBE_MS_PYTHON=$(scripts/mindspore_env.sh)
 export MSPROBE_MS_PYTHON
 $PY -m pytest -q tests "$@"
-# Reliability (when the whole suite runs): the C++ tests and a short Python run under ASan+UBSan,
-# the threaded code under TSan, and every fuzz target from its seeds (docs/reliability.md).
+# When the whole suite runs: reliability (the C++ tests and a short Python run under ASan+UBSan,
+# the threaded code under TSan, every fuzz target from its seeds: docs/reliability.md), and the
+# tests whose goldens depend on float kernels once more as on another CPU (tests/tolerances.py).
 if [ $# -eq 0 ]; then
   scripts/sanitize.sh
   scripts/fuzz.sh
+  scripts/other_cpu.sh
 fi
