@@ -9,13 +9,14 @@
 #include <sstream>
 
 #include "../fuzz/fuzz_targets.h"
+#include "test_files.h"
 
 namespace fs = std::filesystem;
 
 namespace msprobe {
 namespace {
 
-const fs::path kRegressions = fs::path(MSPROBE_SOURCE_DIR) / "cpp" / "fuzz" / "regressions";
+const fs::path kRegressions = fs::path(msprobe::test::source_dir()) / "cpp" / "fuzz" / "regressions";
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
