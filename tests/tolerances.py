@@ -14,9 +14,9 @@ What is exact by nature stays compared exactly, not here: layout, names, order, 
 integer and bool tensors, copies of inputs, and md5/CRC semantics checked against bytes the test
 hashes itself.
 
-scripts/run_tests.sh proves it: the tests whose goldens depend on the kernels run a second time
-under KERNEL_SETUP, which changes the low bits of a linear layer's output
-(tests/scripts/kernel_bits.py checks that it does, before that run).
+scripts/run_tests.sh proves it (scripts/other_cpu.sh): the tests whose goldens depend on the
+kernels run a second time under KERNEL_SETUP, which changes the low bits of a linear layer's
+output (tests/scripts/kernel_bits.py checks that it does, before that run).
 """
 import math
 
