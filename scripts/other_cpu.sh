@@ -14,18 +14,20 @@ TORCH_TESTS=(tests/test_overflow_pytorch.py tests/test_parity_original.py tests/
              tests/test_tolerances.py)
 MS_TESTS=(tests/mindspore/test_ms_parity_original.py tests/mindspore/test_ms_overflow.py)
 
-mapfile -t setup < <(cd tests && "$PY" -c \
+setup_text=$(cd tests && "$PY" -c \
   "from tolerances import KERNEL_SETUP as s; print('\n'.join(f'{k}={v}' for k, v in s.items()))")
+mapfile -t setup <<< "$setup_text"
+[ -n "${setup[0]}" ] || { echo "other CPU: tests/tolerances.py names no KERNEL_SETUP" >&2; exit 1; }
 bits() {  # bits PYTHON FRAMEWORK [VAR=VALUE...]: the hash line of kernel_bits.py
-  local py=$1 fw=$2
+  local py=$1 fw=$2 out
   shift 2
-  env GLOG_v=3 "$@" "$py" tests/scripts/kernel_bits.py "$fw" 2> /dev/null | grep "linear output sha256"
+  out=$(env GLOG_v=3 "$@" "$py" tests/scripts/kernel_bits.py "$fw" 2>&1) || { echo "$out" >&2; return 1; }
+  grep "linear output sha256" <<< "$out"
 }
 changed() {  # changed PYTHON FRAMEWORK: whether the setup changes that framework's bits here
   local plain other
-  plain=$(bits "$1" "$2")
-  other=$(bits "$1" "$2" "${setup[@]}")
-  [ -n "$plain" ] && [ -n "$other" ] || { echo "other CPU: kernel_bits.py failed for $2" >&2; exit 1; }
+  plain=$(bits "$1" "$2") && other=$(bits "$1" "$2" "${setup[@]}") ||
+    { echo "other CPU: tests/scripts/kernel_bits.py failed for $2" >&2; exit 1; }
   if [ "$plain" = "$other" ]; then
     echo "other CPU: ${setup[*]} does not change $2's linear output on this CPU; its" \
          "kernel-dependent tests are not rerun (nothing to prove here)"
