@@ -3,11 +3,12 @@ variables that pick other CPU kernels) changes their low bits:
 
     python kernel_bits.py torch|mindspore
 
-scripts/run_tests.sh runs it with and without the setup of tests/tolerances.py (KERNEL_SETUP)
-before it reruns the tests whose goldens depend on the kernels: if the hashes are equal, that
-second run would prove nothing. Shapes: those of the test models (tests/parity, tests/overflow,
-tests/mindspore/parity_net.py) and a larger one; inputs from NumPy's seeded generator (the same
-bits on every CPU), so only the layer's kernel can change the output.
+scripts/other_cpu.sh (run by scripts/run_tests.sh) runs it with and without the setup of
+tests/tolerances.py (KERNEL_SETUP) before it reruns the tests whose goldens depend on the
+kernels: if the hashes are equal, that second run would prove nothing. Shapes: those of the test
+models (tests/parity, tests/overflow, tests/mindspore/parity_net.py) and a larger one; inputs from
+NumPy's seeded generator (the same bits on every CPU), so only the layer's kernel can change the
+output.
 """
 import hashlib
 import sys
