@@ -13,6 +13,8 @@ export DEBIAN_FRONTEND=noninteractive
 #   libjs-dygraphs    the charting library embedded in the HTML report at build time
 #   chromium          headless browser for the report's tests
 #   clang-format-14   C++ style check (scripts/lint.sh)
+#   ccache            compiler cache (CMakeLists.txt uses it when installed): the package and the
+#                     test suite share the core's objects, and a fresh clone reuses earlier ones
 missing=()
 # $2: a command, or a path (may be a glob)
 need() { compgen -G "$2" > /dev/null || command -v "$2" > /dev/null 2>&1 || missing+=("$1"); }
@@ -26,6 +28,7 @@ need libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzze
 need libjs-dygraphs /usr/share/javascript/dygraphs/dygraph.min.js
 need chromium chromium
 need clang-format-14 clang-format-14
+need ccache ccache
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
     apt-get update -qq

@@ -1,22 +1,9 @@
 """Comparisons of our dumps with the ORIGINAL 1.2.1's golden dumps, shared by the parity and
 overflow tests of PyTorch and MindSpore."""
 import json
-import math
 import os
 
 from dump_files import load_json, rank_dirs, tensor_records
-
-
-def same_stat(ours, orig, rel_tol=1e-6):
-    """A statistic as 1.2.1 wrote it: the same JSON type (4 vs 4.0 matters), NaN for NaN, and a
-    number within `rel_tol` (we accumulate in double where 1.2.1 may not)."""
-    if orig is None or isinstance(orig, bool):
-        return ours == orig and type(ours) is type(orig)
-    if isinstance(orig, float) and math.isnan(orig):
-        return isinstance(ours, float) and math.isnan(ours)
-    if type(ours) is not type(orig):
-        return False
-    return math.isclose(ours, orig, rel_tol=rel_tol, abs_tol=1e-7)
 
 
 def matching_tensor_records(ours_data, orig_data):

@@ -15,7 +15,8 @@ namespace msprobe {
 namespace compare {
 namespace {
 
-const std::string kCase = std::string(MSPROBE_SOURCE_DIR) + "/tests/fixtures/compare_1.2.1/pt_L1_statistics";
+const std::string kCase =
+    std::string(msprobe::test::source_dir()) + "/tests/fixtures/compare_1.2.1/pt_L1_statistics";
 
 CompareJob fixture_job(const std::string& out, int threads) {
   CompareJob job;

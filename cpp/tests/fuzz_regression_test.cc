@@ -10,13 +10,14 @@
 #include <sstream>
 
 #include "../fuzz/fuzz_targets.h"
+#include "test_files.h"
 
 namespace fs = std::filesystem;
 
 namespace msprobe {
 namespace {
 
-const fs::path kRegressions = fs::path(MSPROBE_SOURCE_DIR) / "cpp" / "fuzz" / "regressions";
+const fs::path kRegressions = fs::path(msprobe::test::source_dir()) / "cpp" / "fuzz" / "regressions";
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -95,7 +96,7 @@ TEST(FuzzRegressions, AmpersandsWithoutSemicolonDecodeInLinearTime) {
 // xlsx: the target re-packs each input (fuzz_support.h) so that mutated XML reaches the reader.
 // The re-packed seeds must read exactly as the seeds do, or the fuzzer tests something else.
 TEST(FuzzRegressions, RepackedXlsxSeedsReadAsTheSeeds) {
-  const fs::path seeds = fs::path(MSPROBE_SOURCE_DIR) / "cpp" / "fuzz" / "corpus" / "xlsx";
+  const fs::path seeds = fs::path(msprobe::test::source_dir()) / "cpp" / "fuzz" / "corpus" / "xlsx";
   size_t compared = 0;
   for (const auto& seed : fs::directory_iterator(seeds)) {
     SCOPED_TRACE(seed.path().string());

@@ -5,6 +5,7 @@
 
 #include "msprobe/base/error.h"
 #include "msprobe/compare/name_mapping.h"
+#include "test_files.h"
 
 namespace msprobe {
 namespace compare {
@@ -147,7 +148,7 @@ namespace compare {
 namespace {
 
 std::string fixture_dir() {
-  return std::string(MSPROBE_SOURCE_DIR) + "/tests/fixtures/compare_1.2.1/xf_mix_statistics";
+  return std::string(msprobe::test::source_dir()) + "/tests/fixtures/compare_1.2.1/xf_mix_statistics";
 }
 
 std::vector<std::pair<std::string, std::string>> yaml_pairs(const std::string& path) {

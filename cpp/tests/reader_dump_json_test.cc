@@ -177,7 +177,7 @@ TEST(ReaderDumpJson, EveryCutOfAn121DumpKeepsTheCompleteEntries) {
     SCOPED_TRACE(fixture);
     // The first entries of the golden dump, closed as json.dump closes "data" and the document:
     // exactly the file 1.2.1 writes for those entries (and a quicker test than the whole file).
-    const std::string text = read_file(std::string(MSPROBE_SOURCE_DIR) + fixture);
+    const std::string text = read_file(std::string(msprobe::test::source_dir()) + fixture);
     const std::vector<size_t> ends = entry_ends(text);
     ASSERT_GE(ends.size(), 3u);
     write_file(dir + "/dump.json", text.substr(0, ends[2]) + "\n }\n}");
@@ -211,8 +211,8 @@ TEST(ReaderDumpJson, CorruptBytesGiveEntriesOrAnError) {
 
 TEST(ReaderDumpJson, HeaderAndRealData) {
   const std::string dir = temp_dir("reader_test");
-  const std::string path =
-      std::string(MSPROBE_SOURCE_DIR) + "/tests/fixtures/original_1.2.1/mix_tensor/step0/rank/dump.json";
+  const std::string path = std::string(msprobe::test::source_dir()) +
+                           "/tests/fixtures/original_1.2.1/mix_tensor/step0/rank/dump.json";
   DumpJsonReader r(path);
   EXPECT_EQ(r.header().task, "tensor");
   EXPECT_EQ(r.header().level, "mix");

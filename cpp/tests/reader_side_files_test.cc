@@ -43,8 +43,8 @@ std::vector<size_t> line_member_ends(const std::string& text) {
 }
 
 TEST(ReaderSideFiles, StackJsonOf121) {
-  const std::string path =
-      std::string(MSPROBE_SOURCE_DIR) + "/tests/fixtures/original_1.2.1/mix_statistics/step0/rank/stack.json";
+  const std::string path = std::string(msprobe::test::source_dir()) +
+                           "/tests/fixtures/original_1.2.1/mix_statistics/step0/rank/stack.json";
   RepairNote note;
   auto stacks = read_stack_json(path, &note);
   const JsonValue doc = parse_json(read_file(path), path);

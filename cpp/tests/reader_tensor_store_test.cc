@@ -117,7 +117,7 @@ TEST(ReaderTensorStore, ConfinesNamesToTheFolder) {
 // Every tensor file present in a golden dump loads with its record's dtype and shape, and for
 // float32 its Max and Min recomputed from the mapped data equal the recorded ones.
 size_t check_dump(const std::string& rel_dump_json) {
-  const std::string path = std::string(MSPROBE_SOURCE_DIR) + rel_dump_json;
+  const std::string path = std::string(msprobe::test::source_dir()) + rel_dump_json;
   DumpJsonReader r(path);
   TensorStore store(r.header().tensor_dir());
   size_t loaded = 0;

@@ -34,10 +34,12 @@ inline std::string temp_dir(const std::string& prefix) {
   return tmpl;
 }
 
+// The root of the source tree (defined in a file CMake generates, so that no other object
+// depends on where the tree is: ccache shares them between checkouts).
+const char* source_dir();
+
 // A file of the source tree, `rel` from its root ("/tests/fixtures/...").
-inline std::string fixture(const std::string& rel) {
-  return read_file(std::string(MSPROBE_SOURCE_DIR) + rel);
-}
+inline std::string fixture(const std::string& rel) { return read_file(std::string(source_dir()) + rel); }
 
 }  // namespace test
 }  // namespace msprobe

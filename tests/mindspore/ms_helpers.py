@@ -4,20 +4,29 @@ import os
 import sys
 
 from dump_files import load_dump, load_json, rank_dir, tensor_records  # noqa: F401  (re-exported)
-from fresh_python import run_fresh_python
+from fresh_python import msprobe_overlay, run_fresh_python
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The interpreter that runs MindSpore. MindSpore 2.10 needs NumPy < 2, while the rest of the suite
 # may run with NumPy 2: point MSPROBE_MS_PYTHON at a venv that has MindSpore and NumPy < 2 (see
 # docs/mindspore_dump.md). Every MindSpore test runs its training in that interpreter.
 MS_PYTHON = os.environ.get("MSPROBE_MS_PYTHON") or sys.executable
+# What goes first on its PYTHONPATH: these helpers, and the msprobe that pytest imports (the one
+# under test, whatever that interpreter has installed).
+MS_SEARCH_PATH = HERE + os.pathsep + msprobe_overlay()
+
+
+def ms_env(**extra):
+    """os.environ for a process of MS_PYTHON started directly (not through run_python)."""
+    return dict(os.environ, PYTHONPATH=MS_SEARCH_PATH + os.pathsep + os.environ.get("PYTHONPATH", ""),
+                **extra)
 
 
 def run_python(code_or_path, *args, cwd=None, env=None, timeout=600, check=True):
     """Runs Python code (a string) or a script in MindSpore's interpreter; returns CompletedProcess.
     The 1.2.1 shim switch is not inherited: only the tests that mean to run 1.2.1 set it."""
-    return run_fresh_python(MS_PYTHON, HERE, code_or_path, *args, cwd=cwd, env=env, timeout=timeout,
-                            check=check, unset=("MSPROBE_ORIGINAL_SHIM",))
+    return run_fresh_python(MS_PYTHON, MS_SEARCH_PATH, code_or_path, *args, cwd=cwd, env=env,
+                            timeout=timeout, check=check, unset=("MSPROBE_ORIGINAL_SHIM",))
 
 
 def is_mindspore_tensor(node):

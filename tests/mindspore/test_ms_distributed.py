@@ -6,7 +6,7 @@ import os
 import socket
 import subprocess
 
-from ms_helpers import HERE, MS_PYTHON, load_dump
+from ms_helpers import HERE, MS_PYTHON, load_dump, ms_env
 
 SCRIPT = os.path.join(HERE, "dist_train.py")
 
@@ -19,9 +19,8 @@ def _free_port():
 
 def run_cluster(tmp_path, config, steps=2, workers=2):
     """Runs dist_train.py as a scheduler and `workers` workers; returns each worker's stdout."""
-    env = dict(os.environ, PYTHONPATH=HERE + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               MS_WORKER_NUM=str(workers), MS_SCHED_HOST="127.0.0.1",
-               MS_SCHED_PORT=str(_free_port()), GLOG_v="3")
+    env = ms_env(MS_WORKER_NUM=str(workers), MS_SCHED_HOST="127.0.0.1", MS_SCHED_PORT=str(_free_port()),
+                 GLOG_v="3")
     tmp_path.mkdir(exist_ok=True)
     cfg = "none"
     if config is not None:

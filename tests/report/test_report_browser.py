@@ -10,6 +10,7 @@ import sys
 import cdp  # tests/report/cdp.py: a broken helper must fail, not skip
 import pytest
 from conftest import TESTS_DIR, load_json, run_python
+from fresh_python import msprobe_overlay
 
 if cdp.chromium_path() is None:
     pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
@@ -250,7 +251,9 @@ def ms_dump(tmp_path_factory):
     if not ms_python:
         pytest.skip("MSPROBE_MS_PYTHON (a Python with MindSpore) is not set")
     dump = tmp_path_factory.mktemp("ms_dump") / "ms"
-    env = dict(os.environ, PYTHONPATH=TESTS_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # The msprobe under test first (fresh_python.msprobe_overlay), whatever ms_python has installed.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([TESTS_DIR, msprobe_overlay(),
+                                                       os.environ.get("PYTHONPATH", "")]))
     r = subprocess.run([ms_python, os.path.join(TESTS_DIR, "compare", "fault_net_ms.py"), str(dump),
                         "--task", "statistics", "--level", "mix"], capture_output=True, text=True,
                        env=env, timeout=600)
