@@ -6,7 +6,7 @@ import importlib
 import os
 from collections import namedtuple
 
-from msprobe.core.yaml_file import load_yaml_file
+from msprobe.core.yaml_file import YamlFileError, load_yaml_file
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -49,7 +49,10 @@ def load_api_catalogue(framework, path=None):
     the file and the section or item."""
     sections = SECTIONS[framework]
     path = path or default_path(framework)
-    data = load_yaml_file(path)  # YamlFileError is a ValueError
+    try:
+        data = load_yaml_file(path)
+    except YamlFileError as e:
+        raise ValueError(str(e)) from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: the supported API list must map sections "
                          f"({', '.join(sections)}) to lists of API names")
