@@ -12,8 +12,9 @@ from msprobe.mindspore.value_encoding import for_core
 
 try:
     from mindspore.ops.operations._inner_ops import CellBackwardHook as _CellBackwardHook
+    from mindspore.ops.operations._inner_ops import HookType as _HookType
 except ImportError:  # pragma: no cover - then no API backward data
-    _CellBackwardHook = None
+    _CellBackwardHook = _HookType = None
 
 try:
     from mindspore.graph.api import _pynative_executor as _executor
@@ -65,12 +66,36 @@ class _HookDict(dict):
     __slots__ = ("__weakref__",)
 
 
+def _set_call_hook(prim):
+    """MindSpore's own backward hook of a CellBackwardHook (register_backward_hook), with one
+    addition: the primitive sees the gradients of the outputs first, then those of the inputs;
+    where MindSpore only keeps the first, this also calls hook_dict()[BEGIN] with them. So the
+    call's backward is known to begin, as 1.2.1 knows it, without a second primitive."""
+    def hook_backward_grad(grad):
+        hooks = prim.hook_dict() or {}
+        if prim.grad_output is None:
+            prim.grad_output = grad
+            begin = hooks.get(_BEGIN)
+            if begin is not None:
+                begin(prim.cell, grad)
+            return prim.cell_id  # MindSpore's sign for "wait for the inputs' gradients"
+        record = hooks.get(_RECORD)
+        if record is not None:
+            record(prim.cell, grad, prim.grad_output)
+        prim.grad_output = None
+        return grad
+    prim.set_hook_fn(hook_backward_grad, _HookType.BackwardHook)
+
+
+_RECORD, _BEGIN = 0, 1
+
+
 class CallBackward:
-    """Backward capture of one call: wrap(args) before the call, wrap_output(output) after it.
-    A second primitive on the outputs only says when the call's backward begins (its outputs'
-    gradients arrived): the entry's parent and place are taken then, as 1.2.1 does, while its
-    inputs' gradients come later (inside an LSTM, after other cells' backward)."""
-    __slots__ = ("prim", "table", "begin", "begin_table")
+    """Backward capture of one call: wrap(args) before the call, wrap(output) after it.
+    When the gradients of its outputs arrive, the entry's parent and place are taken (as 1.2.1
+    does); the entry is written when the inputs' gradients come (inside an LSTM, after other
+    cells' backward)."""
+    __slots__ = ("prim", "table")
 
     def __init__(self, api_name, idx):
         table = _HookDict()
@@ -82,23 +107,15 @@ class CallBackward:
         def begin(session, _owner, _grad_outputs):
             session.api_backward_begin(api_name, idx)
 
-        table[0] = guarded(STATE, record, skip_when_busy=True)
+        table[_RECORD] = guarded(STATE, record, skip_when_busy=True)
+        table[_BEGIN] = guarded(STATE, begin, skip_when_busy=True)
         self.table = table
         self.prim = _CellBackwardHook(f"{api_name}.{idx}", None, table)
-        self.prim.register_backward_hook()
+        _set_call_hook(self.prim)
         self.prim.msprobe_table = table  # the primitive holds the table only weakly
-        begin_table = _HookDict()
-        begin_table[0] = guarded(STATE, begin, skip_when_busy=True)
-        self.begin_table = begin_table
-        self.begin = _CellBackwardHook(f"{api_name}.{idx}.begin", None, begin_table)
-        self.begin.register_backward_pre_hook()
-        self.begin.msprobe_table = begin_table
 
     def wrap(self, values):
         return self.prim(values)
-
-    def wrap_output(self, values):
-        return self.begin(self.prim(values))
 
 
 def new_call_backward(api_name, idx):

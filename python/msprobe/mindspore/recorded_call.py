@@ -42,6 +42,6 @@ class MsCall(CallCapture):
 
     def after(self, api_name, idx, out, collected, backward):
         if backward is not None and (collected or STATE.construct_all):
-            return backward.wrap_output(out)
+            return backward.wrap(out)
         return out
 
