@@ -29,6 +29,8 @@ need libjs-dygraphs /usr/share/javascript/dygraphs/dygraph.min.js
 need chromium chromium
 need clang-format-14 clang-format-14
 need ccache ccache
+# python3-venv: Debian's python3 makes venvs (build/ms-venv, scripts/mindspore_env.sh) only with it
+"$PY" -c "import ensurepip" 2> /dev/null || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
     apt-get update -qq
