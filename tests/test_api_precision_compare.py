@@ -149,7 +149,7 @@ def test_python_api(tmp_path):
     cfg = CompareConfig(os.path.join(d, "npu.csv"), os.path.join(d, "gpu.csv"),
                         str(tmp_path / "r.csv"), str(tmp_path / "d.csv"))
     rep = api_precision_compare(cfg)
-    assert rep["error"] is None and rep["npu_rows"] == len(read_csv(os.path.join(d, "npu.csv"))) - 1
+    assert rep.error == "" and rep.npu_rows == len(read_csv(os.path.join(d, "npu.csv"))) - 1
     assert read_csv(str(tmp_path / "r.csv"))[0] == RESULT_HEADER
 
 

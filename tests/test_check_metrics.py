@@ -157,7 +157,7 @@ def test_compare_output_matches_original(original_rows):
     assert len(rows) == len(cases)
     bad = []
     for (api, b, d), theirs in zip(cases, rows):
-        ours = _core.compare_output(api, b, d)["cells"]
+        ours = _core.compare_output(api, b, d).detail_cells()
         for k, (x, y) in enumerate(zip(ours, theirs)):
             if not _close(x, y):
                 bad.append(f"{api} {b.dtype}->{d.dtype} n={d.numel()} col {k}: ours {x!r} orig {y!r}")
@@ -168,7 +168,7 @@ SCALAR_SCRIPT = r"""
 import json, sys, torch
 from msprobe import _core
 cases = torch.load(sys.argv[1], weights_only=True)
-print(json.dumps([_core.compare_output(api, b, d)["cells"] for api, b, d in cases]))
+print(json.dumps([_core.compare_output(api, b, d).detail_cells() for api, b, d in cases]))
 """
 
 
@@ -182,7 +182,7 @@ def test_simd_and_scalar_paths_identical(tmp_path):
                        text=True, timeout=600, env=env)
     assert r.returncode == 0, r.stderr
     scalar = json.loads(r.stdout)
-    simd = [_core.compare_output(api, b, d)["cells"] for api, b, d in cases]
+    simd = [_core.compare_output(api, b, d).detail_cells() for api, b, d in cases]
     assert simd == scalar
 
 

@@ -355,12 +355,12 @@ def test_api_compare_on_our_dumps(tmp_path, our_dumps):
     npu, bench = our_dumps["tensor"]
     report = compare({"npu_json_path": str(npu / "dump.json"), "bench_json_path": str(bench / "dump.json"),
                       "is_print_compare_log": False}, str(tmp_path / "api"), auto_analyze=False)
-    assert re.fullmatch(rf"compare_result_{TS}\.xlsx", os.path.basename(report["xlsx_path"]))
-    assert report["advisor_path"] == ""
-    ws = openpyxl.load_workbook(report["xlsx_path"]).active
+    assert re.fullmatch(rf"compare_result_{TS}\.xlsx", os.path.basename(report.xlsx_path))
+    assert report.advisor_path == ""
+    ws = openpyxl.load_workbook(report.xlsx_path).active
     header = [c.value for c in ws[1]]
     assert header[6] == "Cosine" and header[-1] == "Data_name" and "NPU_Stack_Info" in header  # auto-detected
-    assert ws.max_row == report["rows"] + 1 > 10
+    assert ws.max_row == report.rows + 1 > 10
 
 
 def test_distributed_thread_and_process_pools(tmp_path, our_dumps):
@@ -369,13 +369,13 @@ def test_distributed_thread_and_process_pools(tmp_path, our_dumps):
     reports = compare_distributed(str(npu), str(bench), str(tmp_path / "threads"), progress=False,
                                   parallel_ranks=3, threads_per_rank=1)
     for i, r in enumerate(reports):
-        assert re.fullmatch(rf"compare_result_rank{i}-rank{i}_{TS}\.xlsx", os.path.basename(r["xlsx_path"]))
-        assert re.fullmatch(rf"advisor_rank{i}-rank{i}_{TS}\.txt", os.path.basename(r["advisor_path"]))
+        assert re.fullmatch(rf"compare_result_rank{i}-rank{i}_{TS}\.xlsx", os.path.basename(r.xlsx_path))
+        assert re.fullmatch(rf"advisor_rank{i}-rank{i}_{TS}\.txt", os.path.basename(r.advisor_path))
     with concurrent.futures.ProcessPoolExecutor(2) as pool:
         reports2 = compare_distributed(str(npu), str(bench), str(tmp_path / "procs"), executor=pool)
     for a, b in zip(reports, reports2):
-        assert cells(a["xlsx_path"]) == cells(b["xlsx_path"])
-        assert open(a["advisor_path"]).read() == open(b["advisor_path"]).read()
+        assert cells(a.xlsx_path) == cells(b.xlsx_path)
+        assert open(a.advisor_path).read() == open(b.advisor_path).read()
 
 
 def test_dask_local_cluster(tmp_path, our_dumps):
@@ -395,7 +395,7 @@ def test_dask_local_cluster(tmp_path, our_dumps):
     ref = tmp_path / "ref"
     from msprobe.pytorch import compare_distributed
     for a, b in zip(sorted(glob.glob(str(tmp_path / "out" / "*.xlsx"))),
-                    sorted(r["xlsx_path"] for r in compare_distributed(str(npu), str(bench), str(ref),
+                    sorted(r.xlsx_path for r in compare_distributed(str(npu), str(bench), str(ref),
                                                                        progress=False))):
         assert cells(a) == cells(b)
 

@@ -107,7 +107,7 @@ def test_disabled_note_parses_with_our_reader(runs):
     from msprobe import _core
     faulty, _, _, _ = runs
     rows = _core.summarize_dump(str(faulty / "dump"))
-    assert rows[0]["entries"] == 2 and rows[0]["incomplete"]
+    assert rows[0].entries == 2 and rows[0].incomplete
 
 
 

@@ -1,15 +1,15 @@
 // Bindings of the accuracy checker's metrics, standards and api_precision_compare.
-//   compare_output(api_name, bench, device, precision=14) -> dict   one run_ut details row
-//   float_metrics(bench, device, standard="benchmark") -> dict      raw metric values
+//   compare_output(api_name, bench, device) -> OutputCompareResult   one run_ut details row
+//   float_metrics(bench, device, standard="benchmark") -> FloatMetrics  raw metric values
 //   cosine_similarity(bench, device) -> (value|None, pass, message)
 //   binary_error_rate(bench, device) -> float
 //   compare_dropout(bench, device) -> (status, 1|0)
 //   merge_output_statuses([status...]) -> status                    any error wins
 //   standard_for_api(name) / standard_for_precision_row(name, dtype) -> standard key
 //   standard_label(key) -> Chinese algorithm label
-//   check_thresholds(torch_dtype_name) -> dict of the per-dtype constants
 //   format_fixed(v, precision=14) / format_float32(v) / format_float16(v) -> str
-//   api_precision_compare(npu_csv, gpu_csv, result_csv, details_csv, precision=14) -> dict
+//   api_precision_compare(npu_csv, gpu_csv, result_csv, details_csv, precision=14)
+//       -> PrecisionCompareReport
 //   check_input_csv_path(path, what) / prepare_output_dir(path) / timestamp_now()   (base/: every
 //   command checks its inputs and output folder and stamps its files with them)
 #include <nanobind/nanobind.h>
@@ -27,6 +27,8 @@
 #include "msprobe/check/output_compare.h"
 #include "msprobe/check/standards.h"
 #include "msprobe/jobs/api_precision_compare.h"
+#include "num_caster.h"
+#include "record_class.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;
@@ -35,6 +37,7 @@ using namespace nb::literals;
 namespace {
 
 using namespace msprobe::check;
+using msprobe::RecordClass;
 
 // Both tensors as host views, then fn(bench_view, device_view) without the GIL.
 template <typename Fn>
@@ -45,72 +48,15 @@ auto on_host_pair(nb::handle bench, nb::handle device, const char* fn_name, Fn f
   return fn(b.view, d.view);
 }
 
-nb::object num_obj(const Num& n) {
-  if (!n.set) return nb::none();
-  if (n.kind == NumKind::kInt) return nb::int_((long long)n.value);
-  return nb::float_(n.value);
-}
-
-void put(nb::dict& d, const char* key, const Num& n) { d[key] = num_obj(n); }
-
-// The metric values FloatMetrics and OutputCompareResult share, under their field names.
-template <typename R>
-void put_values(nb::dict& d, const R& r) {
-  put(d, "max_abs_err", r.max_abs_err);
-  put(d, "hundredth", r.hundredth);
-  put(d, "thousandth", r.thousandth);
-  put(d, "ten_thousandth", r.ten_thousandth);
-  put(d, "error_rate", r.error_rate);
-  put(d, "eb", r.eb);
-  put(d, "rmse", r.rmse);
-  put(d, "small_value_err_ratio", r.small_value_err_ratio);
-  put(d, "max_rel_err", r.max_rel_err);
-  put(d, "mean_rel_err", r.mean_rel_err);
-  put(d, "inf_nan_error_ratio", r.inf_nan_error_ratio);
-  put(d, "rel_err_ratio", r.rel_err_ratio);
-  put(d, "abs_err_ratio", r.abs_err_ratio);
-  put(d, "max_ulp_err", r.max_ulp_err);
-  put(d, "mean_ulp_err", r.mean_ulp_err);
-  put(d, "ulp_err_proportion", r.ulp_err_proportion);
-}
-
-nb::dict cosine_dict(const CosineResult& c) {
-  nb::dict d;
-  d["value"] = c.has_value ? nb::object(nb::float_(c.value)) : nb::none();
-  d["pass"] = c.pass;
-  d["message"] = c.message;
-  return d;
-}
-
-nb::dict float_metrics_py(nb::handle bench, nb::handle device, const std::string& standard) {
+FloatMetrics float_metrics_py(nb::handle bench, nb::handle device, const std::string& standard) {
   const Standard s = standard_from_key(standard);
-  const FloatMetrics m = on_host_pair(bench, device, "float_metrics",
-                                      [s](auto& b, auto& dv) { return compute_float_metrics(b, dv, s); });
-  nb::dict d;
-  d["numel"] = m.numel;
-  d["standard"] = standard_key(m.standard);
-  d["new_standard"] = m.new_standard;
-  d["cosine"] = cosine_dict(m.cosine);
-  put_values(d, m);
-  d["max_abs_err_kind"] = num_kind_name(m.max_abs_err.kind);
-  put(d, "rel_err_thousandth", m.rel_err_thousandth);
-  return d;
+  return on_host_pair(bench, device, "float_metrics",
+                      [s](auto& b, auto& dv) { return compute_float_metrics(b, dv, s); });
 }
 
-nb::dict compare_output_py(const std::string& api_name, nb::handle bench, nb::handle device, int precision) {
-  const OutputCompareResult r = on_host_pair(bench, device, "compare_output", [&api_name](auto& b, auto& dv) {
-    return compare_output_tensor(api_name, b, dv);
-  });
-  nb::dict d;
-  d["status"] = status_text(r.status);
-  d["message"] = r.message;
-  d["standard"] = standard_key(r.standard);
-  d["cells"] = r.detail_cells(precision);
-  nb::dict v;
-  put(v, "cosine", r.cosine);
-  put_values(v, r);
-  d["values"] = v;
-  return d;
+OutputCompareResult compare_output_py(const std::string& api_name, nb::handle bench, nb::handle device) {
+  return on_host_pair(bench, device, "compare_output",
+                      [&api_name](auto& b, auto& dv) { return compare_output_tensor(api_name, b, dv); });
 }
 
 nb::tuple cosine_py(nb::handle bench, nb::handle device) {
@@ -137,55 +83,96 @@ std::string merge_py(const std::vector<std::string>& statuses) {
   return status_text(merge_output_statuses(s));
 }
 
-nb::dict thresholds_py(const std::string& dtype) {
-  const DtypeThresholds& t = thresholds_for_name(dtype);
-  nb::dict d;
-  d["small_value"] = t.small_value;
-  d["small_value_atol_absolute"] = t.small_value_atol_abs;
-  d["small_value_atol_benchmark"] = t.small_value_atol_bench;
-  d["rtol"] = t.rtol;
-  d["accumulative_bound"] = t.accumulative_bound;
-  d["minimum_err"] = t.minimum_err;
-  d["accumulative_eb_threshold"] = t.accumulative_eb_threshold;
-  if (const UlpParams* u = ulp_params_for_name(dtype)) {
-    d["ulp_min_exponent"] = u->min_exponent;
-    d["ulp_mantissa_bits"] = u->mantissa_bits;
-    d["ulp_error_threshold"] = u->error_threshold;
-  }
-  return d;
-}
-
-nb::dict api_precision_compare_py(const std::string& npu, const std::string& gpu, const std::string& result,
-                                  const std::string& details, int precision) {
+PrecisionCompareReport api_precision_compare_py(const std::string& npu, const std::string& gpu,
+                                                const std::string& result, const std::string& details,
+                                                int precision) {
   PrecisionCompareConfig cfg;
   cfg.npu_csv_path = npu;
   cfg.gpu_csv_path = gpu;
   cfg.result_csv_path = result;
   cfg.details_csv_path = details;
   cfg.precision = precision;
-  PrecisionCompareReport rep;
-  {
-    nb::gil_scoped_release release;
-    rep = api_precision_compare(cfg);
-  }
-  nb::dict d;
-  d["npu_rows"] = rep.npu_rows;
-  d["detail_rows"] = rep.detail_rows;
-  d["result_rows"] = rep.result_rows;
-  d["warnings"] = rep.warnings;
-  d["error"] = rep.error.empty() ? nb::none() : nb::object(nb::str(rep.error.c_str()));
-  d["result_csv_path"] = result;
-  d["details_csv_path"] = details;
-  return d;
+  nb::gil_scoped_release release;
+  return api_precision_compare(cfg);
+}
+
+// The metric values FloatMetrics and OutputCompareResult share, under their field names (None
+// when a metric was not computed).
+template <typename R>
+void metric_fields(RecordClass<R>& c) {
+  c.ro("max_abs_err", &R::max_abs_err)
+      .ro("hundredth", &R::hundredth)
+      .ro("thousandth", &R::thousandth)
+      .ro("ten_thousandth", &R::ten_thousandth)
+      .ro("error_rate", &R::error_rate)
+      .ro("eb", &R::eb)
+      .ro("rmse", &R::rmse)
+      .ro("small_value_err_ratio", &R::small_value_err_ratio)
+      .ro("max_rel_err", &R::max_rel_err)
+      .ro("mean_rel_err", &R::mean_rel_err)
+      .ro("inf_nan_error_ratio", &R::inf_nan_error_ratio)
+      .ro("rel_err_ratio", &R::rel_err_ratio)
+      .ro("abs_err_ratio", &R::abs_err_ratio)
+      .ro("max_ulp_err", &R::max_ulp_err)
+      .ro("mean_ulp_err", &R::mean_ulp_err)
+      .ro("ulp_err_proportion", &R::ulp_err_proportion);
+}
+
+// `standard` as its key ("benchmark", ...), pickled as the key too.
+template <typename R>
+void standard_field(RecordClass<R>& c) {
+  c.field(
+      "standard", [](const R& r) { return std::string(standard_key(r.standard)); },
+      [](R& r, nb::handle h) { r.standard = standard_from_key(nb::cast<std::string>(h)); });
+}
+
+void bind_check_classes(nb::module_& m) {
+  RecordClass<CosineResult>(m, "CosineResult", "1.2.1's cosine similarity of an output pair.")
+      .state("has_value", &CosineResult::has_value)
+      .state("raw_value", &CosineResult::value)
+      .prop(
+          "value",
+          [](const CosineResult& c) { return c.has_value ? nb::object(nb::float_(c.value)) : nb::none(); },
+          "None for scalar or all-zero data")
+      .ro("passed", &CosineResult::pass, "value > 0.99, or the all-zero / scalar rules")
+      .ro("message", &CosineResult::message);
+  RecordClass<FloatMetrics> fm(m, "FloatMetrics", "Every metric of a float output pair for one standard.");
+  fm.ro("numel", &FloatMetrics::numel)
+      .ro("new_standard", &FloatMetrics::new_standard)
+      .ro("cosine", &FloatMetrics::cosine);
+  standard_field(fm);
+  metric_fields(fm);
+  fm.ro("rel_err_thousandth", &FloatMetrics::rel_err_thousandth)
+      .prop("max_abs_err_kind",
+            [](const FloatMetrics& f) { return std::string(num_kind_name(f.max_abs_err.kind)); });
+  RecordClass<OutputCompareResult> oc(m, "OutputCompareResult", "One output compared as 1.2.1 run_ut does.");
+  oc.field(
+      "status", [](const OutputCompareResult& r) { return std::string(status_text(r.status)); },
+      [](OutputCompareResult& r, nb::handle h) { r.status = status_from_text(nb::cast<std::string>(h)); });
+  oc.ro("message", &OutputCompareResult::message)
+      .ro("bench_dtype", &OutputCompareResult::bench_dtype)
+      .ro("device_dtype", &OutputCompareResult::device_dtype)
+      .ro("shape", &OutputCompareResult::shape)
+      .ro("cosine", &OutputCompareResult::cosine);
+  standard_field(oc);
+  metric_fields(oc);
+  oc.cls().def("detail_cells", &OutputCompareResult::detail_cells, "precision"_a = 14,
+               "The 22 details-CSV cells from 'Bench Dtype' to 'Message', as 1.2.1 writes them.");
+  RecordClass<PrecisionCompareReport>(m, "PrecisionCompareReport", "What api_precision_compare wrote.")
+      .ro("npu_rows", &PrecisionCompareReport::npu_rows, "data rows of the NPU file")
+      .ro("detail_rows", &PrecisionCompareReport::detail_rows)
+      .ro("result_rows", &PrecisionCompareReport::result_rows)
+      .ro("warnings", &PrecisionCompareReport::warnings)
+      .ro("error", &PrecisionCompareReport::error,
+          "'' or the line on which processing stopped early (the files hold the rows before it)");
 }
 
 }  // namespace
 
 void bind_check(nb::module_& m) {
-  m.def("compare_output", &compare_output_py, "api_name"_a, "bench"_a, "device"_a, "precision"_a = 14,
-        "Compares one output tensor with its bench as 1.2.1 run_ut does. Returns a dict:\n"
-        "status, message, standard, cells (the 22 details-CSV cells from 'Bench Dtype' to\n"
-        "'Message', formatted as 1.2.1 writes them) and values (raw numbers or None).");
+  bind_check_classes(m);
+  m.def("compare_output", &compare_output_py, "api_name"_a, "bench"_a, "device"_a,
+        "Compares one output tensor with its bench as 1.2.1 run_ut does.");
   m.def("float_metrics", &float_metrics_py, "bench"_a, "device"_a, "standard"_a = "benchmark",
         "Every metric of a float output pair for the given standard, in one pass.");
   m.def("cosine_similarity", &cosine_py, "bench"_a, "device"_a,
@@ -210,8 +197,6 @@ void bind_check(nb::module_& m) {
       "standard_label",
       [](const std::string& k) { return std::string(standard_label(standard_from_key(k))); }, "standard"_a,
       "The Chinese algorithm label of a standard key.");
-  m.def("check_thresholds", &thresholds_py, "dtype"_a,
-        "The per-dtype constants of the precision standards (torch dtype name).");
   m.def(
       "format_fixed", [](double v, int p) { return format_fixed(v, p); }, "value"_a, "precision"_a = 14,
       "Python '{:.{p}f}'.format(value).");
@@ -220,9 +205,8 @@ void bind_check(nb::module_& m) {
   m.def("api_precision_compare", &api_precision_compare_py, "npu_csv_path"_a, "gpu_csv_path"_a,
         "result_csv_path"_a, "details_csv_path"_a, "precision"_a = 14,
         "Runs api_precision_compare on two accuracy_checking_details CSVs and writes the result\n"
-        "and details CSVs. Returns npu_rows, detail_rows, result_rows, warnings (list of lines)\n"
-        "and error (None, or a line when processing stopped early on bad data). Raises\n"
-        "MsprobeFileError / ConfigError for unreadable or malformed input (nothing written).");
+        "and details CSVs. Raises MsprobeFileError / ConfigError for unreadable or malformed input\n"
+        "(nothing written).");
   m.def("check_input_csv_path", &msprobe::check_input_csv_path, "path"_a, "what"_a,
         "Raises MsprobeFileError unless path is a readable regular *.csv file (no symlink).");
   m.def("prepare_output_dir", &msprobe::prepare_output_dir, "path"_a,

@@ -2,15 +2,17 @@
 // merge_result). The work runs in C++ with the GIL released; Python only prints the reports.
 //   compare_job(framework, npu_json, bench_json, output_dir, suffix="", stack_json=None,
 //               stack_mode=False, auto_analyze=True, fuzzy_match=False, timestamp="", threads=0,
-//               progress=None, name_mapper=None, save_data_mapping=False, html_report=True) -> dict
+//               progress=None, name_mapper=None, save_data_mapping=False, html_report=True) ->
+//               CompareJobReport
 //       Also writes divergence{suffix}_{ts}.json and (html_report) compare_report{suffix}_{ts}.html.
 //   merge_rank_divergence([rank divergence files], out_path) -> first suspect line
 //       stack_json None: look for stack.json beside npu_json (1.2.1's default).
 //       progress(stage, done, total) is called at most ~100 times per stage ("read", "compare").
 //       name_mapper: a NameMapper (msprobe.core.compare_mappings.name_mapper) or None.
-//   load_compare_json(path) -> dict;  pair_rank_dirs(npu_step, bench_step) -> [dict]
+//   load_compare_json(path) -> CompareJson;  pair_rank_dirs(npu_step, bench_step) -> [RankPair]
 //   path_kind(path) -> "missing" | "file" | "folder" | "other"
 //   merge_results(input_dir, output_dir, api, compare_index, empty_config=False, timestamp="")
+//       -> MergeReport
 //   write_compare_xlsx_rows(header, rows, fills, path)   a table given as Python values
 //   read_xlsx(path, first_only=False) -> [(sheet name, [[value...]...])]
 //   mapping_yaml_text([(key, value)]) -> str
@@ -32,6 +34,7 @@
 #include "msprobe/jobs/compare_input.h"
 #include "msprobe/jobs/compare_job.h"
 #include "msprobe/jobs/merge_result.h"
+#include "record_class.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -40,13 +43,8 @@ namespace {
 
 using namespace msprobe::compare;
 using msprobe::read_xlsx;
+using msprobe::RecordClass;
 using msprobe::XlsxSheet;
-
-nb::list to_list(const std::vector<std::string>& v) {
-  nb::list l;
-  for (const std::string& s : v) l.append(nb::str(s.c_str(), s.size()));
-  return l;
-}
 
 nb::object cell_to_python(const Cell& c) {
   switch (c.kind) {
@@ -111,11 +109,12 @@ class PyProgress {
   std::unique_ptr<nb::python_error> error_;
 };
 
-nb::dict compare_job_py(const std::string& framework, const std::string& npu_json,
-                        const std::string& bench_json, const std::string& output_dir,
-                        const std::string& suffix, nb::object stack_json, bool stack_mode, bool auto_analyze,
-                        bool fuzzy_match, const std::string& timestamp, int threads, nb::object progress,
-                        std::shared_ptr<NameMapper> name_mapper, bool save_data_mapping, bool html_report) {
+CompareJobReport compare_job_py(const std::string& framework, const std::string& npu_json,
+                                const std::string& bench_json, const std::string& output_dir,
+                                const std::string& suffix, nb::object stack_json, bool stack_mode,
+                                bool auto_analyze, bool fuzzy_match, const std::string& timestamp,
+                                int threads, nb::object progress, std::shared_ptr<NameMapper> name_mapper,
+                                bool save_data_mapping, bool html_report) {
   CompareJob job;
   job.framework = framework;
   job.npu_json = npu_json;
@@ -142,50 +141,7 @@ nb::dict compare_job_py(const std::string& framework, const std::string& npu_jso
   } catch (const ProgressAborted&) {
   }
   py_progress.rethrow();
-  nb::dict d;
-  d["xlsx_path"] = r.xlsx_path;
-  d["advisor_path"] = r.advisor_path;
-  d["data_mapping_path"] = r.data_mapping_path;
-  d["divergence_path"] = r.divergence_path;
-  d["report_path"] = r.report_path;
-  d["first_divergence"] = r.first_divergence;
-  d["suspects"] = r.suspects;
-  d["rows"] = r.rows;
-  d["red_rows"] = r.red_rows;
-  d["yellow_rows"] = r.yellow_rows;
-  d["stack_mode"] = r.stack_mode;
-  d["warnings"] = to_list(r.warnings);
-  d["advisor_lines"] = r.advisor_path.empty() ? nb::list() : to_list(advisor_lines(r.advisor));
-  d["advisor_found"] = r.advisor.found;
-  d["advisor_line"] = r.advisor.line;
-  d["suspect_node"] = r.advisor.suspect_node;
-  return d;
-}
-
-nb::dict load_compare_json_py(const std::string& path) {
-  const CompareJson c = load_compare_json(path);
-  nb::dict d;
-  d["npu_path"] = c.npu_path;
-  d["bench_path"] = c.bench_path;
-  d["stack_path"] = c.has_stack_path ? nb::object(nb::str(c.stack_path.c_str())) : nb::none();
-  d["is_print_compare_log"] = c.is_print_compare_log;
-  d["rank_id"] = c.has_rank_id;
-  return d;
-}
-
-nb::list pair_rank_dirs_py(const std::string& npu, const std::string& bench) {
-  nb::list out;
-  for (const RankPair& p : pair_rank_dirs(npu, bench)) {
-    nb::dict d;
-    d["npu_rank"] = p.npu_rank;
-    d["bench_rank"] = p.bench_rank;
-    d["npu_dump_json"] = p.npu_dump_json;
-    d["bench_dump_json"] = p.bench_dump_json;
-    d["suffix"] = p.suffix;
-    d["error"] = p.error;
-    out.append(d);
-  }
-  return out;
+  return r;
 }
 
 const char* path_kind_py(const std::string& path) {
@@ -198,9 +154,10 @@ const char* path_kind_py(const std::string& path) {
   return "other";
 }
 
-nb::dict merge_results_py(const std::string& input_dir, const std::string& output_dir,
-                          const std::vector<std::string>& api, const std::vector<std::string>& compare_index,
-                          bool empty_config, const std::string& timestamp) {
+MergeReport merge_results_py(const std::string& input_dir, const std::string& output_dir,
+                             const std::vector<std::string>& api,
+                             const std::vector<std::string>& compare_index, bool empty_config,
+                             const std::string& timestamp) {
   MergeConfig cfg;
   cfg.empty = empty_config;
   cfg.api = api;
@@ -210,11 +167,7 @@ nb::dict merge_results_py(const std::string& input_dir, const std::string& outpu
     nb::gil_scoped_release release;
     r = merge_results(input_dir, output_dir, cfg, timestamp);
   }
-  nb::dict d;
-  d["path"] = r.path;
-  d["warnings"] = to_list(r.warnings);
-  d["infos"] = to_list(r.infos);
-  return d;
+  return r;
 }
 
 void write_compare_xlsx_rows_py(const std::vector<std::string>& header, nb::iterable rows,
@@ -261,7 +214,62 @@ nb::list read_xlsx_py(const std::string& path, bool first_only) {
 
 }  // namespace
 
+void bind_report_classes(nb::module_& m) {
+  RecordClass<AdvisorResult>(m, "AdvisorResult",
+                             "What the advisor found in a compare table (advisor_{ts}.txt).")
+      .ro("found", &AdvisorResult::found, "a failing row exists")
+      .ro("line", &AdvisorResult::line, "its row index as 1.2.1 prints it, or 'NA'")
+      .ro("suspect_node", &AdvisorResult::suspect_node)
+      .ro("message", &AdvisorResult::message)
+      .ro("warnings", &AdvisorResult::warnings)
+      .ro("first_divergence", &AdvisorResult::first_divergence)
+      .prop(
+          "lines", [](const AdvisorResult& a) { return advisor_lines(a); }, "the advisor file's lines");
+  RecordClass<CompareJobReport>(m, "CompareJobReport",
+                                "One compare job's outputs (paths are '' when a file was not written).")
+      .rw("suffix", &CompareJobReport::suffix)
+      .rw("error", &CompareJobReport::error, "'' or why this rank failed (multi-rank compare)")
+      .ro("xlsx_path", &CompareJobReport::xlsx_path)
+      .ro("advisor_path", &CompareJobReport::advisor_path)
+      .ro("data_mapping_path", &CompareJobReport::data_mapping_path)
+      .ro("divergence_path", &CompareJobReport::divergence_path)
+      .ro("report_path", &CompareJobReport::report_path)
+      .ro("first_divergence", &CompareJobReport::first_divergence)
+      .ro("suspects", &CompareJobReport::suspects)
+      .ro("rows", &CompareJobReport::rows)
+      .ro("red_rows", &CompareJobReport::red_rows)
+      .ro("yellow_rows", &CompareJobReport::yellow_rows)
+      .ro("stack_mode", &CompareJobReport::stack_mode)
+      .ro("warnings", &CompareJobReport::warnings)
+      .ro("advisor", &CompareJobReport::advisor);
+  RecordClass<CompareJson>(m, "CompareJson", "compare.json of `msprobe compare -i`, validated.")
+      .ro("npu_path", &CompareJson::npu_path)
+      .ro("bench_path", &CompareJson::bench_path)
+      .state("stack_path", &CompareJson::stack_path)
+      .state("has_stack_path", &CompareJson::has_stack_path)
+      .prop(
+          "stack_path",
+          [](const CompareJson& c) {
+            return c.has_stack_path ? nb::object(nb::str(c.stack_path.c_str())) : nb::none();
+          },
+          "None when absent (stack.json is then looked for next to the NPU dump.json)")
+      .ro("is_print_compare_log", &CompareJson::is_print_compare_log)
+      .ro("rank_id", &CompareJson::has_rank_id, "MindSpore graph-mode (L2) rank_id / step_id lists");
+  RecordClass<RankPair>(m, "RankPair", "One rank pair of a step-folder compare.")
+      .ro("npu_rank", &RankPair::npu_rank)
+      .ro("bench_rank", &RankPair::bench_rank)
+      .ro("npu_dump_json", &RankPair::npu_dump_json)
+      .ro("bench_dump_json", &RankPair::bench_dump_json)
+      .ro("suffix", &RankPair::suffix)
+      .ro("error", &RankPair::error, "'' or why this pair cannot run (a missing dump.json)");
+  RecordClass<MergeReport>(m, "MergeReport", "merge_result's workbook and messages.")
+      .ro("path", &MergeReport::path)
+      .ro("warnings", &MergeReport::warnings)
+      .ro("infos", &MergeReport::infos);
+}
+
 void bind_compare_output(nb::module_& m) {
+  bind_report_classes(m);
   m.def("compare_job", &compare_job_py, "framework"_a, "npu_json"_a, "bench_json"_a, "output_dir"_a,
         "suffix"_a = "", "stack_json"_a.none() = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true,
         "fuzzy_match"_a = false, "timestamp"_a = "", "threads"_a = 0, "progress"_a.none() = nb::none(),
@@ -277,8 +285,14 @@ void bind_compare_output(nb::module_& m) {
       "rank_files"_a, "out_path"_a,
       "Ranks the suspects of several ranks' divergence files together into out_path; returns the "
       "first suspect's line.");
-  m.def("load_compare_json", &load_compare_json_py, "path"_a);
-  m.def("pair_rank_dirs", &pair_rank_dirs_py, "npu_step_dir"_a, "bench_step_dir"_a);
+  m.def("load_compare_json", &load_compare_json, "path"_a);
+  m.def(
+      "pair_rank_dirs",
+      [](const std::string& npu, const std::string& bench) {
+        nb::gil_scoped_release release;
+        return pair_rank_dirs(npu, bench);
+      },
+      "npu_step_dir"_a, "bench_step_dir"_a);
   m.def("path_kind", &path_kind_py, "path"_a);
   m.def("merge_results", &merge_results_py, "input_dir"_a, "output_dir"_a, "api"_a, "compare_index"_a,
         "empty_config"_a = false, "timestamp"_a = "");

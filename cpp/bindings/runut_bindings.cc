@@ -21,6 +21,7 @@
 #include "msprobe/runut/api_result.h"
 #include "msprobe/runut/dump_apis.h"
 #include "msprobe/runut/input_rules.h"
+#include "record_class.h"
 #include "tensor_from_python.h"
 
 namespace nb = nanobind;
@@ -202,20 +203,17 @@ void bind_runut(nb::module_& root) {
   m.def("details_row_api",
         [](const std::string& row) { return std::string(msprobe::runut::details_row_api(row)); });
 
+  using msprobe::runut::ResumeReport;
+  msprobe::RecordClass<ResumeReport>(m, "ResumeReport", "What resuming from earlier result files repaired.")
+      .ro("done", &ResumeReport::done, "API names with a result row, in file order")
+      .ro("dropped_detail_rows", &ResumeReport::dropped_detail_rows, "rows of APIs without a result row")
+      .ro("dropped_result_rows", &ResumeReport::dropped_result_rows, "repeated result rows")
+      .ro("truncated_torn_record", &ResumeReport::truncated_torn_record);
   m.def(
       "prepare_resume",
       [](const std::string& result_path, const std::string& details_path) {
-        msprobe::runut::ResumeReport rep;
-        {
-          nb::gil_scoped_release release;
-          rep = msprobe::runut::prepare_resume(result_path, details_path);
-        }
-        nb::dict d;
-        d["done"] = rep.done;
-        d["dropped_detail_rows"] = rep.dropped_detail_rows;
-        d["dropped_result_rows"] = rep.dropped_result_rows;
-        d["truncated_torn_record"] = rep.truncated_torn_record;
-        return d;
+        nb::gil_scoped_release release;
+        return msprobe::runut::prepare_resume(result_path, details_path);
       },
       "result_path"_a, "details_path"_a);
   m.def(

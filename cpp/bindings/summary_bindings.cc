@@ -1,68 +1,79 @@
-// msprobe._core.summarize_dump(dump_path) -> list of dicts; overflow_report(dump_path) -> dict.
+// msprobe._core.summarize_dump(dump_path) -> [RankDumpSummary];
+// overflow_report(dump_path) -> OverflowReport (rows of RankOverflowSummary, OverflowFirst).
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include "msprobe/dump/dump_summary.h"
 #include "msprobe/dump/overflow_report.h"
+#include "record_class.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace {
-nb::object first_dict(const std::optional<msprobe::OverflowFirst>& f) {
-  if (!f) return nb::none();
-  nb::dict d;
-  d["dir"] = f->dir;
-  d["step"] = f->step;
-  d["rank"] = f->rank < 0 ? nb::object(nb::none()) : nb::object(nb::int_(f->rank));
-  d["entry"] = f->entry;
-  d["kind"] = f->kind;
-  d["time"] = f->time;
-  d["source"] = f->source;
-  return d;
+
+using msprobe::OverflowFirst;
+using msprobe::OverflowReport;
+using msprobe::RankDumpSummary;
+using msprobe::RankOverflowSummary;
+using msprobe::RecordClass;
+
+// `rank` is None for a run that is not distributed (-1 in the core).
+template <typename T>
+nb::object rank_or_none(const T& t) {
+  return t.rank < 0 ? nb::none() : nb::object(nb::int_(t.rank));
 }
+
 }  // namespace
 
 void bind_summary(nb::module_& m) {
-  m.def("summarize_dump", [](const std::string& path) {
-    nb::list out;
-    for (const auto& r : msprobe::summarize_dump(path)) {
-      nb::dict d;
-      d["dir"] = r.dir;
-      d["task"] = r.task;
-      d["level"] = r.level;
-      d["entries"] = r.entries;
-      d["forward"] = r.forward;
-      d["backward"] = r.backward;
-      d["other"] = r.other;
-      d["tensor_files"] = r.tensor_files;
-      d["incomplete"] = r.incomplete;
-      out.append(d);
-    }
-    return out;
-  });
+  RecordClass<RankDumpSummary>(m, "RankDumpSummary", "What one step/rank folder of a dump holds.")
+      .ro("dir", &RankDumpSummary::dir, "'step0/rank0'")
+      .ro("task", &RankDumpSummary::task)
+      .ro("level", &RankDumpSummary::level)
+      .ro("entries", &RankDumpSummary::entries)
+      .ro("forward", &RankDumpSummary::forward)
+      .ro("backward", &RankDumpSummary::backward)
+      .ro("other", &RankDumpSummary::other)
+      .ro("tensor_files", &RankDumpSummary::tensor_files)
+      .ro("incomplete", &RankDumpSummary::incomplete, "'' or why the dump is incomplete");
+  RecordClass<OverflowFirst>(m, "OverflowFirst", "An overflowing entry and where it happened.")
+      .ro("dir", &OverflowFirst::dir)
+      .ro("step", &OverflowFirst::step)
+      .state("rank", &OverflowFirst::rank)
+      .prop("rank", &rank_or_none<OverflowFirst>, "None when not distributed")
+      .ro("entry", &OverflowFirst::entry)
+      .ro("kind", &OverflowFirst::kind)
+      .ro("time", &OverflowFirst::time)
+      .ro("source", &OverflowFirst::source, "'file:line in function: text', or ''");
+  RecordClass<RankOverflowSummary>(m, "RankOverflowSummary", "overflow_check's findings in one step/rank.")
+      .ro("dir", &RankOverflowSummary::dir)
+      .ro("step", &RankOverflowSummary::step)
+      .state("rank", &RankOverflowSummary::rank)
+      .prop("rank", &rank_or_none<RankOverflowSummary>, "None when not distributed")
+      .ro("overflows", &RankOverflowSummary::overflows)
+      .ro("culprits", &RankOverflowSummary::culprits, "entries that made inf/NaN from finite inputs")
+      .ro("limit_reached", &RankOverflowSummary::limit_reached)
+      .ro("first", &RankOverflowSummary::first)
+      .ro("first_culprit", &RankOverflowSummary::first_culprit);
+  RecordClass<OverflowReport>(m, "OverflowReport", "overflow_check's findings over a whole dump.")
+      .ro("rows", &OverflowReport::rows, "by step, then rank")
+      .ro("earliest", &OverflowReport::earliest)
+      .ro("earliest_culprit", &OverflowReport::earliest_culprit);
+  m.def(
+      "summarize_dump",
+      [](const std::string& path) {
+        nb::gil_scoped_release release;
+        return msprobe::summarize_dump(path);
+      },
+      "dump_path"_a);
   m.def(
       "overflow_report",
       [](const std::string& path) {
-        const msprobe::OverflowReport r = msprobe::read_overflow_report(path);
-        nb::list rows;
-        for (const auto& row : r.rows) {
-          nb::dict d;
-          d["dir"] = row.dir;
-          d["step"] = row.step;
-          d["rank"] = row.rank < 0 ? nb::object(nb::none()) : nb::object(nb::int_(row.rank));
-          d["overflows"] = row.overflows;
-          d["culprits"] = row.culprits;
-          d["limit_reached"] = row.limit_reached;
-          d["first"] = first_dict(row.first);
-          d["first_culprit"] = first_dict(row.first_culprit);
-          rows.append(d);
-        }
-        nb::dict out;
-        out["rows"] = rows;
-        out["earliest"] = first_dict(r.earliest);
-        out["earliest_culprit"] = first_dict(r.earliest_culprit);
-        return out;
+        nb::gil_scoped_release release;
+        return msprobe::read_overflow_report(path);
       },
       "dump_path"_a,
       "The overflow_summary.json files of a dump: per step/rank rows and the earliest overflow and "

@@ -88,6 +88,7 @@ class Background {
 
 CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   CompareJobReport report;
+  report.suffix = job.suffix;
   // 1.2.1 (set_dump_path): both paths must name dump.json files.
   if (!ends_with(job.npu_json, "dump.json") || !ends_with(job.bench_json, "dump.json")) {
     throw InvalidInput("Please check the json path is valid. npu_path: " + job.npu_json +

@@ -265,21 +265,379 @@ class DumpSession:
 
     def take_repair_messages(self) -> list[str]: ...
 
-def summarize_dump(arg: str, /) -> list: ...
+class RankDumpSummary:
+    """What one step/rank folder of a dump holds."""
 
-def overflow_report(dump_path: str) -> dict:
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def dir(self) -> str:
+        """'step0/rank0'"""
+
+    @property
+    def task(self) -> str: ...
+
+    @property
+    def level(self) -> str: ...
+
+    @property
+    def entries(self) -> int: ...
+
+    @property
+    def forward(self) -> int: ...
+
+    @property
+    def backward(self) -> int: ...
+
+    @property
+    def other(self) -> int: ...
+
+    @property
+    def tensor_files(self) -> int: ...
+
+    @property
+    def incomplete(self) -> str:
+        """'' or why the dump is incomplete"""
+
+class OverflowFirst:
+    """An overflowing entry and where it happened."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def dir(self) -> str: ...
+
+    @property
+    def step(self) -> int: ...
+
+    @property
+    def rank(self) -> object:
+        """None when not distributed"""
+
+    @property
+    def entry(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def time(self) -> float: ...
+
+    @property
+    def source(self) -> str:
+        """'file:line in function: text', or ''"""
+
+class RankOverflowSummary:
+    """overflow_check's findings in one step/rank."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def dir(self) -> str: ...
+
+    @property
+    def step(self) -> int: ...
+
+    @property
+    def rank(self) -> object:
+        """None when not distributed"""
+
+    @property
+    def overflows(self) -> int: ...
+
+    @property
+    def culprits(self) -> int:
+        """entries that made inf/NaN from finite inputs"""
+
+    @property
+    def limit_reached(self) -> bool: ...
+
+    @property
+    def first(self) -> OverflowFirst | None: ...
+
+    @property
+    def first_culprit(self) -> OverflowFirst | None: ...
+
+class OverflowReport:
+    """overflow_check's findings over a whole dump."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def rows(self) -> list[RankOverflowSummary]:
+        """by step, then rank"""
+
+    @property
+    def earliest(self) -> OverflowFirst | None: ...
+
+    @property
+    def earliest_culprit(self) -> OverflowFirst | None: ...
+
+def summarize_dump(dump_path: str) -> list[RankDumpSummary]: ...
+
+def overflow_report(dump_path: str) -> OverflowReport:
     """
     The overflow_summary.json files of a dump: per step/rank rows and the earliest overflow and culprit across steps and ranks.
     """
 
-def compare_output(api_name: str, bench: object, device: object, precision: int = 14) -> dict:
-    """
-    Compares one output tensor with its bench as 1.2.1 run_ut does. Returns a dict:
-    status, message, standard, cells (the 22 details-CSV cells from 'Bench Dtype' to
-    'Message', formatted as 1.2.1 writes them) and values (raw numbers or None).
-    """
+class CosineResult:
+    """1.2.1's cosine similarity of an output pair."""
 
-def float_metrics(bench: object, device: object, standard: str = 'benchmark') -> dict:
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def value(self) -> object:
+        """None for scalar or all-zero data"""
+
+    @property
+    def passed(self) -> bool:
+        """value > 0.99, or the all-zero / scalar rules"""
+
+    @property
+    def message(self) -> str: ...
+
+class FloatMetrics:
+    """Every metric of a float output pair for one standard."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def numel(self) -> int: ...
+
+    @property
+    def new_standard(self) -> bool: ...
+
+    @property
+    def cosine(self) -> CosineResult: ...
+
+    @property
+    def standard(self) -> str: ...
+
+    @property
+    def max_abs_err(self) -> int | float | None: ...
+
+    @property
+    def hundredth(self) -> int | float | None: ...
+
+    @property
+    def thousandth(self) -> int | float | None: ...
+
+    @property
+    def ten_thousandth(self) -> int | float | None: ...
+
+    @property
+    def error_rate(self) -> int | float | None: ...
+
+    @property
+    def eb(self) -> int | float | None: ...
+
+    @property
+    def rmse(self) -> int | float | None: ...
+
+    @property
+    def small_value_err_ratio(self) -> int | float | None: ...
+
+    @property
+    def max_rel_err(self) -> int | float | None: ...
+
+    @property
+    def mean_rel_err(self) -> int | float | None: ...
+
+    @property
+    def inf_nan_error_ratio(self) -> int | float | None: ...
+
+    @property
+    def rel_err_ratio(self) -> int | float | None: ...
+
+    @property
+    def abs_err_ratio(self) -> int | float | None: ...
+
+    @property
+    def max_ulp_err(self) -> int | float | None: ...
+
+    @property
+    def mean_ulp_err(self) -> int | float | None: ...
+
+    @property
+    def ulp_err_proportion(self) -> int | float | None: ...
+
+    @property
+    def rel_err_thousandth(self) -> int | float | None: ...
+
+    @property
+    def max_abs_err_kind(self) -> str: ...
+
+class OutputCompareResult:
+    """One output compared as 1.2.1 run_ut does."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def bench_dtype(self) -> str: ...
+
+    @property
+    def device_dtype(self) -> str: ...
+
+    @property
+    def shape(self) -> str: ...
+
+    @property
+    def cosine(self) -> int | float | None: ...
+
+    @property
+    def standard(self) -> str: ...
+
+    @property
+    def max_abs_err(self) -> int | float | None: ...
+
+    @property
+    def hundredth(self) -> int | float | None: ...
+
+    @property
+    def thousandth(self) -> int | float | None: ...
+
+    @property
+    def ten_thousandth(self) -> int | float | None: ...
+
+    @property
+    def error_rate(self) -> int | float | None: ...
+
+    @property
+    def eb(self) -> int | float | None: ...
+
+    @property
+    def rmse(self) -> int | float | None: ...
+
+    @property
+    def small_value_err_ratio(self) -> int | float | None: ...
+
+    @property
+    def max_rel_err(self) -> int | float | None: ...
+
+    @property
+    def mean_rel_err(self) -> int | float | None: ...
+
+    @property
+    def inf_nan_error_ratio(self) -> int | float | None: ...
+
+    @property
+    def rel_err_ratio(self) -> int | float | None: ...
+
+    @property
+    def abs_err_ratio(self) -> int | float | None: ...
+
+    @property
+    def max_ulp_err(self) -> int | float | None: ...
+
+    @property
+    def mean_ulp_err(self) -> int | float | None: ...
+
+    @property
+    def ulp_err_proportion(self) -> int | float | None: ...
+
+    def detail_cells(self, precision: int = 14) -> list[str]:
+        """
+        The 22 details-CSV cells from 'Bench Dtype' to 'Message', as 1.2.1 writes them.
+        """
+
+class PrecisionCompareReport:
+    """What api_precision_compare wrote."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def npu_rows(self) -> int:
+        """data rows of the NPU file"""
+
+    @property
+    def detail_rows(self) -> int: ...
+
+    @property
+    def result_rows(self) -> int: ...
+
+    @property
+    def warnings(self) -> list[str]: ...
+
+    @property
+    def error(self) -> str:
+        """
+        '' or the line on which processing stopped early (the files hold the rows before it)
+        """
+
+def compare_output(api_name: str, bench: object, device: object) -> OutputCompareResult:
+    """Compares one output tensor with its bench as 1.2.1 run_ut does."""
+
+def float_metrics(bench: object, device: object, standard: str = 'benchmark') -> FloatMetrics:
     """
     Every metric of a float output pair for the given standard, in one pass.
     """
@@ -310,9 +668,6 @@ def standard_for_precision_row(api_name: str, device_dtype: str) -> str:
 def standard_label(standard: str) -> str:
     """The Chinese algorithm label of a standard key."""
 
-def check_thresholds(dtype: str) -> dict:
-    """The per-dtype constants of the precision standards (torch dtype name)."""
-
 def format_fixed(value: float, precision: int = 14) -> str:
     """Python '{:.{p}f}'.format(value)."""
 
@@ -322,12 +677,11 @@ def format_float32(value: float) -> str:
 def format_float16(value: float) -> str:
     """str(numpy.float16(value))."""
 
-def api_precision_compare(npu_csv_path: str, gpu_csv_path: str, result_csv_path: str, details_csv_path: str, precision: int = 14) -> dict:
+def api_precision_compare(npu_csv_path: str, gpu_csv_path: str, result_csv_path: str, details_csv_path: str, precision: int = 14) -> PrecisionCompareReport:
     """
     Runs api_precision_compare on two accuracy_checking_details CSVs and writes the result
-    and details CSVs. Returns npu_rows, detail_rows, result_rows, warnings (list of lines)
-    and error (None, or a line when processing stopped early on bad data). Raises
-    MsprobeFileError / ConfigError for unreadable or malformed input (nothing written).
+    and details CSVs. Raises MsprobeFileError / ConfigError for unreadable or malformed input
+    (nothing written).
     """
 
 def check_input_csv_path(path: str, what: str) -> None:
@@ -506,7 +860,195 @@ class LayerMapper(NameMapper):
 
     def entry_mapping(self) -> list[tuple[str, str]]: ...
 
-def compare_job(framework: str, npu_json: str, bench_json: str, output_dir: str, suffix: str = '', stack_json: object | None = None, stack_mode: bool = False, auto_analyze: bool = True, fuzzy_match: bool = False, timestamp: str = '', threads: int = 0, progress: object | None = None, name_mapper: NameMapper | None = None, save_data_mapping: bool = False, html_report: bool = True) -> dict:
+class AdvisorResult:
+    """What the advisor found in a compare table (advisor_{ts}.txt)."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def found(self) -> bool:
+        """a failing row exists"""
+
+    @property
+    def line(self) -> str:
+        """its row index as 1.2.1 prints it, or 'NA'"""
+
+    @property
+    def suspect_node(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def warnings(self) -> list[str]: ...
+
+    @property
+    def first_divergence(self) -> str: ...
+
+    @property
+    def lines(self) -> list[str]:
+        """the advisor file's lines"""
+
+class CompareJobReport:
+    """One compare job's outputs (paths are '' when a file was not written)."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def suffix(self) -> str: ...
+
+    @suffix.setter
+    def suffix(self, arg: str, /) -> None: ...
+
+    @property
+    def error(self) -> str:
+        """'' or why this rank failed (multi-rank compare)"""
+
+    @error.setter
+    def error(self, arg: str, /) -> None: ...
+
+    @property
+    def xlsx_path(self) -> str: ...
+
+    @property
+    def advisor_path(self) -> str: ...
+
+    @property
+    def data_mapping_path(self) -> str: ...
+
+    @property
+    def divergence_path(self) -> str: ...
+
+    @property
+    def report_path(self) -> str: ...
+
+    @property
+    def first_divergence(self) -> str: ...
+
+    @property
+    def suspects(self) -> int: ...
+
+    @property
+    def rows(self) -> int: ...
+
+    @property
+    def red_rows(self) -> int: ...
+
+    @property
+    def yellow_rows(self) -> int: ...
+
+    @property
+    def stack_mode(self) -> bool: ...
+
+    @property
+    def warnings(self) -> list[str]: ...
+
+    @property
+    def advisor(self) -> AdvisorResult: ...
+
+class CompareJson:
+    """compare.json of `msprobe compare -i`, validated."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def npu_path(self) -> str: ...
+
+    @property
+    def bench_path(self) -> str: ...
+
+    @property
+    def stack_path(self) -> object:
+        """
+        None when absent (stack.json is then looked for next to the NPU dump.json)
+        """
+
+    @property
+    def is_print_compare_log(self) -> bool: ...
+
+    @property
+    def rank_id(self) -> bool:
+        """MindSpore graph-mode (L2) rank_id / step_id lists"""
+
+class RankPair:
+    """One rank pair of a step-folder compare."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def npu_rank(self) -> str: ...
+
+    @property
+    def bench_rank(self) -> str: ...
+
+    @property
+    def npu_dump_json(self) -> str: ...
+
+    @property
+    def bench_dump_json(self) -> str: ...
+
+    @property
+    def suffix(self) -> str: ...
+
+    @property
+    def error(self) -> str:
+        """'' or why this pair cannot run (a missing dump.json)"""
+
+class MergeReport:
+    """merge_result's workbook and messages."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def warnings(self) -> list[str]: ...
+
+    @property
+    def infos(self) -> list[str]: ...
+
+def compare_job(framework: str, npu_json: str, bench_json: str, output_dir: str, suffix: str = '', stack_json: object | None = None, stack_mode: bool = False, auto_analyze: bool = True, fuzzy_match: bool = False, timestamp: str = '', threads: int = 0, progress: object | None = None, name_mapper: NameMapper | None = None, save_data_mapping: bool = False, html_report: bool = True) -> CompareJobReport:
     """
     Compares one rank and writes its xlsx (and advisor), divergence json and HTML report; returns the report.
     """
@@ -516,13 +1058,13 @@ def merge_rank_divergence(rank_files: Sequence[str], out_path: str) -> str:
     Ranks the suspects of several ranks' divergence files together into out_path; returns the first suspect's line.
     """
 
-def load_compare_json(path: str) -> dict: ...
+def load_compare_json(path: str) -> CompareJson: ...
 
-def pair_rank_dirs(npu_step_dir: str, bench_step_dir: str) -> list: ...
+def pair_rank_dirs(npu_step_dir: str, bench_step_dir: str) -> list[RankPair]: ...
 
 def path_kind(path: str) -> str: ...
 
-def merge_results(input_dir: str, output_dir: str, api: Sequence[str], compare_index: Sequence[str], empty_config: bool = False, timestamp: str = '') -> dict: ...
+def merge_results(input_dir: str, output_dir: str, api: Sequence[str], compare_index: Sequence[str], empty_config: bool = False, timestamp: str = '') -> MergeReport: ...
 
 def write_compare_xlsx_rows(header: Sequence[str], rows: Iterable, fills: Sequence[str], path: str) -> None: ...
 

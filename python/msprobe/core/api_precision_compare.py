@@ -58,12 +58,12 @@ def _api_precision_compare_parser(parser):
 
 
 def api_precision_compare(config):
-    """Runs the comparison for a CompareConfig; returns the C++ report (a dict). Raises
+    """Runs the comparison for a CompareConfig; returns the C++ report (a PrecisionCompareReport). Raises
     msprobe._core.MsprobeFileError / ConfigError for unreadable or malformed input."""
     report = _core.api_precision_compare(config.npu_csv_path, config.gpu_csv_path,
                                          config.result_csv_path, config.details_csv_path,
                                          _precision())
-    for line in report["warnings"]:
+    for line in report.warnings:
         log.warning(line)
     return report
 
@@ -88,8 +88,8 @@ def _api_precision_compare_command(args):
     log.info(f"Compare task details are saved in {config.details_csv_path}")
     from msprobe.core.report_cli import write_check_report
     write_check_report(config.details_csv_path)
-    if report["error"]:
-        log.error(report["error"])
+    if report.error:
+        log.error(report.error)
         return 1
     log.info("Compare task completed.")
     return 0

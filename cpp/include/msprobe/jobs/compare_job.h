@@ -39,6 +39,8 @@ struct CompareJob {
 };
 
 struct CompareJobReport {
+  std::string suffix;             // the job's suffix ("_rank0-rank0" for a rank pair)
+  std::string error;              // set by a caller that ran several ranks: this rank's failure
   std::string xlsx_path;          // "" when nothing matched (1.2.1 writes no file then)
   std::string advisor_path;       // "" when auto_analyze is off or nothing matched
   std::string data_mapping_path;  // save_data_mapping

@@ -43,36 +43,36 @@ def _run(framework, args):
         log.warning("-lm (layer mapping) applies to MindSpore compare; ignored for PyTorch, as in msprobe 1.2.1")
         args.layer_mapping = None
     cfg = _core.load_compare_json(args.input_path)
-    if cfg["rank_id"]:
+    if cfg.rank_id:
         raise MsprobeException(f"{args.input_path}: rank_id/step_id select MindSpore graph-mode (L2) compare, "
                                f"which this version does not support")
     mapping = runner.mapping_spec(args.cell_mapping, args.api_mapping, args.data_mapping, args.layer_mapping)
     common = dict(framework=framework, stack_mode=args.stack_mode, auto_analyze=not args.compare_only,
                   fuzzy_match=args.fuzzy_match, mapping=mapping, html_report=args.html_report)
-    npu_kind, bench_kind = _core.path_kind(cfg["npu_path"]), _core.path_kind(cfg["bench_path"])
+    npu_kind, bench_kind = _core.path_kind(cfg.npu_path), _core.path_kind(cfg.bench_path)
     for key, kind in (("npu_path", npu_kind), ("bench_path", bench_kind)):
         if kind == "missing":
-            raise MsprobeException(f"{args.input_path}: {key} {cfg[key]}: no such file or folder")
+            raise MsprobeException(f"{args.input_path}: {key} {getattr(cfg, key)}: no such file or folder")
     if npu_kind == "file" and bench_kind == "file":
         if args.dask:
             log.warning("--dask applies to step folders (every rank); comparing one rank here")
-        input_param = {"npu_json_path": cfg["npu_path"], "bench_json_path": cfg["bench_path"],
-                       "is_print_compare_log": cfg["is_print_compare_log"]}
-        if cfg["stack_path"] is None:
+        input_param = {"npu_json_path": cfg.npu_path, "bench_json_path": cfg.bench_path,
+                       "is_print_compare_log": cfg.is_print_compare_log}
+        if cfg.stack_path is None:
             log.warning("Missing stack_path in the configuration file. Automatically detecting stack.json to "
                         "determine whether to display NPU_Stack_Info.")
         else:
-            input_param["stack_json_path"] = cfg["stack_path"]
+            input_param["stack_json_path"] = cfg.stack_path
         runner.run_single(input_param, args.output_path, **common)
         return 0
     if npu_kind == "folder" and bench_kind == "folder":
         if args.dask:
             from msprobe.core.compare.dask_executor import dask_executor
             with dask_executor(args.dask) as executor:
-                runner.run_distributed(cfg["npu_path"], cfg["bench_path"], args.output_path, executor=executor,
+                runner.run_distributed(cfg.npu_path, cfg.bench_path, args.output_path, executor=executor,
                                        **common)
         else:
-            runner.run_distributed(cfg["npu_path"], cfg["bench_path"], args.output_path, **common)
+            runner.run_distributed(cfg.npu_path, cfg.bench_path, args.output_path, **common)
         return 0
     raise MsprobeException("The npu_path and bench_path need to be of the same type.")
 

@@ -76,38 +76,43 @@ def _rank_job(job):
         spec = job.pop("mapping", None)
         job["name_mapper"] = build_mapper(spec, job["npu_json"], job["bench_json"])
         job["save_data_mapping"] = bool(spec and spec.get("layer_mapping"))
-        report = _core.compare_job(**job)
-        report["error"] = ""
+        return _core.compare_job(**job)
     except (ValueError, OSError) as e:  # ConfigError, MsprobeFileError, MsprobeException
-        report = {"error": str(e) or type(e).__name__}
-    report["suffix"] = job.get("suffix", "")
+        return _failed_rank(job.get("suffix", ""), str(e) or type(e).__name__)
+
+
+def _failed_rank(suffix, error):
+    """The report of a rank that did not run: no files, its error line."""
+    report = _core.CompareJobReport()
+    report.suffix, report.error = suffix, error
     return report
 
 
 def _print_report(report, label=""):
     prefix = f"[{label}] " if label else ""
-    for line in report.get("warnings", []):
+    for line in report.warnings:
         log.warning(prefix + line)
-    if not report.get("xlsx_path"):
+    if not report.xlsx_path:
         return
-    log.info(f"{prefix}Saving Excel file to disk: {report['xlsx_path']}")
-    if report.get("advisor_path"):
-        if report.get("advisor_found"):
-            log.warning(f"{prefix}Find {report['suspect_node']} accuracy not reached, the line is "
-                        f"{report['advisor_line']}")
+    log.info(f"{prefix}Saving Excel file to disk: {report.xlsx_path}")
+    if report.advisor_path:
+        advisor = report.advisor
+        if advisor.found:
+            log.warning(f"{prefix}Find {advisor.suspect_node} accuracy not reached, the line is "
+                        f"{advisor.line}")
         else:
             log.info(f"{prefix}All data from api input/output accuracy reached")
         log.info(f"{prefix}The summary of the expert advice is as follows: ")
-        for line in report["advisor_lines"]:
+        for line in advisor.lines:
             log.info(prefix + line)
-        log.info(f"{prefix}The advisor summary is saved in: {report['advisor_path']}")
-    if report.get("first_divergence"):
-        log.warning(prefix + report["first_divergence"])
-    if report.get("divergence_path"):
-        log.info(f"{prefix}First-divergence suspects ({report['suspects']}) are saved in: "
-                 f"{report['divergence_path']}")
-    if report.get("report_path"):
-        log.info(f"{prefix}The HTML report is saved in: {report['report_path']}")
+        log.info(f"{prefix}The advisor summary is saved in: {report.advisor_path}")
+    if report.first_divergence:
+        log.warning(prefix + report.first_divergence)
+    if report.divergence_path:
+        log.info(f"{prefix}First-divergence suspects ({report.suspects}) are saved in: "
+                 f"{report.divergence_path}")
+    if report.report_path:
+        log.info(f"{prefix}The HTML report is saved in: {report.report_path}")
 
 
 def _print_ends():
@@ -177,7 +182,7 @@ def run_single(input_param, output_path, *, framework="pytorch", stack_mode=Fals
         if bar is not None:
             bar.close()
     _print_report(report)
-    if report["xlsx_path"]:
+    if report.xlsx_path:
         _print_ends()
     return report
 
@@ -185,7 +190,7 @@ def run_single(input_param, output_path, *, framework="pytorch", stack_mode=Fals
 def _merge_divergence(reports, output_path, timestamp):
     """divergence_{ts}.json: the suspects of every rank ranked together (earliest across ranks
     first), and the first of them on the terminal."""
-    files = [r["divergence_path"] for r in reports if not r["error"] and r.get("divergence_path")]
+    files = [r.divergence_path for r in reports if not r.error and r.divergence_path]
     if len(files) < 2:
         return
     path = os.path.join(output_path, f"divergence_{timestamp}.json")
@@ -227,7 +232,7 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
     _core.prepare_output_dir(output_path)
     log.info(_SECURITY_NOTE)
     own_pool = executor is None
-    runnable = [p for p in pairs if not p["error"]]
+    runnable = [p for p in pairs if not p.error]
     if own_pool:
         workers, threads = default_parallelism(len(runnable), parallel_ranks)
         executor = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
@@ -238,15 +243,15 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
     timestamp = _core.timestamp_now()   # one for every rank's files and the merged divergence
     # 1.2.1 passes no stack_json_path per rank: each rank shows NPU_Stack_Info when its stack.json
     # exists, whatever stack_mode says.
-    jobs = [dict(framework=framework, npu_json=p["npu_dump_json"], bench_json=p["bench_dump_json"],
-                 output_dir=output_path, suffix=p["suffix"], stack_json=None, stack_mode=stack_mode,
+    jobs = [dict(framework=framework, npu_json=p.npu_dump_json, bench_json=p.bench_dump_json,
+                 output_dir=output_path, suffix=p.suffix, stack_json=None, stack_mode=stack_mode,
                  auto_analyze=auto_analyze,
                  fuzzy_match=fuzzy_match, threads=threads, mapping=mapping, timestamp=timestamp,
                  html_report=html_report) for p in runnable]
-    results = {p["suffix"]: {"error": p["error"], "suffix": p["suffix"]} for p in pairs if p["error"]}
+    results = {p.suffix: _failed_rank(p.suffix, p.error) for p in pairs if p.error}
     for p in pairs:
-        if p["error"]:
-            log.error(f"[{p['suffix'].lstrip('_')}] {p['error']}")
+        if p.error:
+            log.error(f"[{p.suffix.lstrip('_')}] {p.error}")
     bar = None
     finished = False
     futures = {}
@@ -261,13 +266,13 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
             try:
                 report = fut.result()
             except Exception as e:  # the executor itself failed (worker lost, ...)
-                report = {"error": f"{type(e).__name__}: {e}", "suffix": suffix}
+                report = _failed_rank(suffix, f"{type(e).__name__}: {e}")
             results[suffix] = report
             if bar is not None:
                 bar.update(1)
             label = suffix.lstrip("_")
-            if report["error"]:
-                log.error(f"[{label}] {report['error']}")
+            if report.error:
+                log.error(f"[{label}] {report.error}")
             else:
                 _print_report(report, label)
         finished = True
@@ -279,11 +284,11 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
                 fut.cancel()
         if own_pool:
             executor.shutdown(wait=finished, cancel_futures=not finished)
-    ordered = [results[p["suffix"]] for p in pairs]
+    ordered = [results[p.suffix] for p in pairs]
     _merge_divergence(ordered, output_path, timestamp)
-    failed = [r for r in ordered if r["error"]]
+    failed = [r for r in ordered if r.error]
     if failed:
-        names = ", ".join(r["suffix"].lstrip("_") for r in failed)
+        names = ", ".join(r.suffix.lstrip("_") for r in failed)
         raise CompareFailed(f"compare failed for {len(failed)} of {len(ordered)} rank pairs ({names}); "
                             f"the other ranks' results are in {output_path}")
     _print_ends()

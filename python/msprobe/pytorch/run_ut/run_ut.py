@@ -67,11 +67,11 @@ def resume_done(settings):
     """Repairs the files of an interrupted run and returns the names already checked."""
     from msprobe import _core
     rep = _core.runut.prepare_resume(settings.result_csv, settings.details_csv)
-    if rep["dropped_detail_rows"] or rep["dropped_result_rows"] or rep["truncated_torn_record"]:
-        log.info(f"Resume: removed {rep['dropped_detail_rows']} details row(s) of unfinished APIs"
-                 + (", a torn last row" if rep["truncated_torn_record"] else "")
-                 + (f", {rep['dropped_result_rows']} repeated result row(s)" if rep["dropped_result_rows"] else ""))
-    return set(rep["done"])
+    if rep.dropped_detail_rows or rep.dropped_result_rows or rep.truncated_torn_record:
+        log.info(f"Resume: removed {rep.dropped_detail_rows} details row(s) of unfinished APIs"
+                 + (", a torn last row" if rep.truncated_torn_record else "")
+                 + (f", {rep.dropped_result_rows} repeated result row(s)" if rep.dropped_result_rows else ""))
+    return set(rep.done)
 
 
 STATUS_KEYS = ("pass", "Warning", "error", "SKIP")

@@ -41,8 +41,8 @@ def merge_result(input_dir, output_dir, config_path):
     MsprobeFileError (one line) when there is nothing to merge or an input is bad."""
     empty, api, compare_index = _load_config(config_path)
     report = _core.merge_results(input_dir, output_dir, api, compare_index, empty_config=empty)
-    for line in report["warnings"]:
+    for line in report.warnings:
         log.warning(line)
-    for line in report["infos"]:
+    for line in report.infos:
         log.info(line)
-    return report["path"]
+    return report.path
