@@ -13,7 +13,8 @@ from dump_files import same_statistic
 
 from msprobe import _core
 from msprobe.core import device_path
-from msprobe.pytorch.device_stats import DeviceRecorder
+from msprobe.core.device_recorder import DeviceRecorder
+from msprobe.pytorch.device_stats import TorchDeviceRecorder
 
 INF, NAN = float("inf"), float("nan")
 
@@ -55,7 +56,8 @@ def zoo():
 
 def device_stats_of(tensors):
     """Runs the recorder as the core does: record all, prepare(force), resolve in order."""
-    rec = DeviceRecorder(copy_tensors=False, forced=True)
+    rec = TorchDeviceRecorder(copy_tensors=False, forced=True)
+    assert isinstance(rec, DeviceRecorder) and rec.all_tensors
     handles = [rec.record(t) for t in tensors]
     assert rec.prepare([], True) == len(tensors)
     out = []

@@ -432,7 +432,7 @@ def test_tensor_path_outside_the_dump_is_refused(tmp_path):
     ("bad_name", "accuracy_checking_result_"),
     ("no_details", "details csv"),
     ("broken_header", "not a run_ut result file"),
-    ("missing", "does not exist"),
+    ("missing", "result csv not found"),
 ])
 def test_bad_resume_csv(tmp_path, case, needle):
     dump = syn.write_dump(str(tmp_path / "d" / "dump.json"), {"Torch.exp.0": syn.api([syn.tensor([4])])})

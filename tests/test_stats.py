@@ -218,9 +218,7 @@ def test_requires_grad_tensors():
     st = _core.tensor_stats(y, True)
     check_real(y, st)
     assert st["md5"] == expected_md5(y)
-    info = _core._tensor_info(y)
-    assert info == ("torch.float32", (5, 8), (1, 5), True, True, True)
-    assert _core._tensor_info(w.detach())[3] is False
+    assert y.stride() == (1, 5)  # read through its strides: the checksum is the contiguous data's
 
 
 def test_numpy_arrays():
@@ -234,13 +232,13 @@ def test_numpy_arrays():
     ro = np.linspace(0, 1, 11)
     ro.flags.writeable = False
     assert _core.tensor_stats(ro)["Mean"] == pytest.approx(0.5, rel=1e-15)
-    assert _core._tensor_info(np.float64(1.0)) is None  # numpy scalars are not tensors
+    with pytest.raises(TypeError, match="expected a torch.Tensor"):
+        _core.tensor_stats(np.float64(1.0))  # numpy scalars are not tensors
 
 
 def test_non_tensors_and_errors():
     for obj in (3, 1.5, "x", None, [1], (1,), {"a": 1}, torch.float32, torch.device("cpu"), slice(1), ...,
                 torch.Size([2, 3]), b"ab"):
-        assert _core._tensor_info(obj) is None
         with pytest.raises(TypeError, match="expected a torch.Tensor"):
             _core.tensor_stats(obj)
     with pytest.raises(TypeError, match="torch.uint16"):
@@ -249,7 +247,6 @@ def test_non_tensors_and_errors():
 
 def test_meta_tensor_gives_null_statistics():
     t = torch.empty(4, 4, device="meta")
-    assert _core._tensor_info(t) == ("torch.float32", (4, 4), (4, 1), False, False, False)
     assert _core.tensor_stats(t, True) == {"Max": None, "Min": None, "Mean": None, "Norm": None}
 
 

@@ -10,7 +10,8 @@
 //   format_fixed(v, precision=14) / format_float32(v) / format_float16(v) -> str
 //   api_precision_compare(npu_csv, gpu_csv, result_csv, details_csv, precision=14)
 //       -> PrecisionCompareReport
-//   check_input_csv_path(path, what) / prepare_output_dir(path) / timestamp_now()   (base/: every
+//   check_input_csv_path(path, what) / check_input_file(path, what, suffix) / prepare_output_dir(path) /
+//   timestamp_now()   (base/: every
 //   command checks its inputs and output folder and stamps its files with them)
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -209,6 +210,9 @@ void bind_check(nb::module_& m) {
         "(nothing written).");
   m.def("check_input_csv_path", &msprobe::check_input_csv_path, "path"_a, "what"_a,
         "Raises MsprobeFileError unless path is a readable regular *.csv file (no symlink).");
+  m.def("check_input_file", &msprobe::check_input_file_of_kind, "path"_a, "what"_a, "suffix"_a,
+        "expected"_a = "",
+        "Raises MsprobeFileError unless path is a readable regular *<suffix> file (no symlink).");
   m.def("prepare_output_dir", &msprobe::prepare_output_dir, "path"_a,
         "Creates the output folder (mode 0750) if needed; refuses symlinks and read-only folders.");
   m.def("timestamp_now", &msprobe::timestamp_now, "Local time as %Y%m%d%H%M%S.");

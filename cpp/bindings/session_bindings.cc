@@ -49,25 +49,25 @@ class PySession {
     session_.set_library_prefixes(std::move(library_prefixes));
   }
 
-  // Deferred reads: values of type `deferred` are rendered by resolve() at the latest when
-  // `max_pending` are waiting or the oldest has waited `max_age_s`, and at stop/step/close.
-  void set_deferral(nb::object deferred, nb::object resolve, size_t max_pending, double max_age_s) {
+  // The adapter's DeviceRecorder (msprobe/core/device_recorder.py): its deferred type, resolve(),
+  // and the optional record/prepare/extremes/rescaled hooks (None: not used) of arg_encoder.h.
+  void attach_recorder(nb::object recorder) {
+    auto hook = [&recorder](const char* name) {
+      nb::object f = recorder.attr(name);
+      return f.is_none() ? nb::object() : f;
+    };
+    nb::object deferred = recorder.attr("deferred_type");
+    if (!PyType_Check(deferred.ptr()))
+      throw nb::type_error("attach_recorder: the recorder's deferred_type must be a class");
     types_.deferred = std::move(deferred);
-    types_.resolve = std::move(resolve);
-    builder_.set_deferral(max_pending, max_age_s);
-  }
-
-  // Device path (arg_encoder.h, PythonTypes): accelerator tensors are recorded through
-  // `record`, read back in batches through prepare/resolve; `all_tensors` (a testing aid) sends
-  // CPU tensors the same way.
-  void set_device_path(nb::object record, nb::object prepare, nb::object extremes, nb::object rescaled,
-                       bool all_tensors) {
-    auto callable = [](nb::object f) { return f.is_none() ? nb::object() : std::move(f); };
-    types_.device_record = callable(std::move(record));
-    types_.prepare = callable(std::move(prepare));
-    types_.extremes = callable(std::move(extremes));
-    types_.rescaled = callable(std::move(rescaled));
-    types_.device_all = all_tensors;
+    types_.resolve = recorder.attr("resolve");
+    types_.device_record = hook("record");
+    types_.prepare = hook("prepare");
+    types_.extremes = hook("extremes");
+    types_.rescaled = hook("rescaled");
+    types_.device_all = nb::cast<bool>(recorder.attr("all_tensors"));
+    builder_.set_deferral(nb::cast<size_t>(recorder.attr("batch_records")),
+                          nb::cast<double>(recorder.attr("max_age_s")));
   }
 
   int64_t api_pre(const std::string& api, nb::handle args, nb::handle kwargs) {
@@ -129,11 +129,8 @@ void bind_session(nb::module_& m) {
       .def("close", [](PySession& s) { s.record().close(); })
       .def("set_overflow_reporting", &PySession::set_overflow_reporting, "report"_a.none(),
            "library_prefixes"_a)
-      .def("set_deferral", &PySession::set_deferral, "deferred_type"_a, "resolve"_a, "max_pending"_a = 64,
-           "max_age_s"_a = 0.5)
-      .def("resolve", [](PySession& s) { s.record().resolve(true); })
-      .def("set_device_path", &PySession::set_device_path, "record"_a.none(), "prepare"_a.none(),
-           "extremes"_a.none(), "rescaled"_a.none(), "all_tensors"_a = false)
+      .def("attach_recorder", &PySession::attach_recorder, "recorder"_a,
+           "Tensors read late go through this DeviceRecorder (msprobe.core.device_recorder).")
       .def(
           "flush", [](PySession& s) { s.core().flush(); }, nb::call_guard<nb::gil_scoped_release>())
       .def("api_pre", &PySession::api_pre, "api"_a, "args"_a.none(), "kwargs"_a.none())

@@ -1,12 +1,9 @@
 // Bindings of the statistics kernel and the CRC-32.
 //   tensor_stats(obj, want_crc=False) -> dict   Max / Min / Mean / Norm (+ *_except_inf_nan, md5)
 //   crc32(data, start=0) -> int                 zlib.crc32-compatible, any bytes-like object
-//   _tensor_info(obj) -> tuple | None           what tensor_from_python sees (tests)
-//   _bench_tensor_from_python(obj, n) -> float  microseconds per tensor_from_python call
 #include <Python.h>
 #include <nanobind/nanobind.h>
 
-#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -52,29 +49,6 @@ uint32_t crc32_py(nb::handle data, uint32_t start) {
   return crc;
 }
 
-// (dtype, shape, strides, requires_grad, on_cpu, has_data) or None.
-nb::object tensor_info(nb::handle obj) {
-  msprobe::PyTensor t;
-  if (!msprobe::tensor_from_python(obj, t)) return nb::none();
-  nb::list shape, strides;
-  for (int64_t s : t.view.shape) shape.append(s);
-  for (int64_t s : t.view.strides) strides.append(s);
-  return nb::make_tuple(msprobe::torch_dtype_name(t.view.dtype), nb::tuple(shape), nb::tuple(strides),
-                        t.requires_grad, t.on_cpu, t.view.data != nullptr);
-}
-
-// Mean cost in microseconds of tensor_from_python(obj) (view filled, owner released), over
-// `iterations` calls made from C++. For the benchmark in the report / BENCHMARKS.md.
-double bench_tensor_from_python(nb::handle obj, int iterations) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < iterations; ++i) {
-    msprobe::PyTensor t;
-    msprobe::tensor_from_python(obj, t);
-  }
-  const auto end = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::micro>(end - start).count() / iterations;
-}
-
 }  // namespace
 
 void bind_stats(nb::module_& m) {
@@ -85,9 +59,4 @@ void bind_stats(nb::module_& m) {
         "CRC-32, bf16 taken as float32) when want_crc. One pass; the GIL is released.");
   m.def("crc32", &crc32_py, "data"_a, "start"_a = 0,
         "CRC-32 of a bytes-like object, continuing from start (same as zlib.crc32).");
-  m.def("_tensor_info", &tensor_info, "obj"_a.none(),
-        "How the probe sees obj: (dtype, shape, strides, requires_grad, on_cpu, has_data),\n"
-        "or None when it is not a tensor. For tests and timing.");
-  m.def("_bench_tensor_from_python", &bench_tensor_from_python, "obj"_a, "iterations"_a = 100000,
-        "Mean microseconds per tensor_from_python(obj) call, measured in C++.");
 }

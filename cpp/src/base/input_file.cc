@@ -24,14 +24,19 @@ void check_input_file(const std::string& path, const std::string& what) {
   if (!S_ISREG(st.st_mode)) throw FileError(what + " " + path + ": not a regular file");
 }
 
-void check_input_csv_path(const std::string& path, const char* what) {
-  if (path.empty()) throw FileError(std::string(what) + ": no path given");
+void check_input_file_of_kind(const std::string& path, const std::string& what, const std::string& suffix,
+                              const std::string& expected) {
+  if (path.empty()) throw FileError(what + ": no path given");
   check_input_file(path, what);
-  if (!ends_with(path, ".csv")) {
-    throw FileError(std::string(what) + " " + path +
-                    ": must be a .csv file (an accuracy_checking_details_*.csv from run_ut)");
+  if (!ends_with(path, suffix)) {
+    throw FileError(what + " " + path + ": must be a " + suffix + " file" +
+                    (expected.empty() ? std::string() : " (" + expected + ")"));
   }
-  if (::access(path.c_str(), R_OK) != 0) throw FileError(std::string(what) + " " + path + ": not readable");
+  if (::access(path.c_str(), R_OK) != 0) throw FileError(what + " " + path + ": not readable");
+}
+
+void check_input_csv_path(const std::string& path, const char* what) {
+  check_input_file_of_kind(path, what, ".csv", "an accuracy_checking_details_*.csv from run_ut");
 }
 
 }  // namespace msprobe

@@ -189,11 +189,10 @@ class DumpSession:
 
     def set_overflow_reporting(self, report: object | None, library_prefixes: Sequence[str]) -> None: ...
 
-    def set_deferral(self, deferred_type: object, resolve: object, max_pending: int = 64, max_age_s: float = 0.5) -> None: ...
-
-    def resolve(self) -> None: ...
-
-    def set_device_path(self, record: object | None, prepare: object | None, extremes: object | None, rescaled: object | None, all_tensors: bool = False) -> None: ...
+    def attach_recorder(self, recorder: object) -> None:
+        """
+        Tensors read late go through this DeviceRecorder (msprobe.core.device_recorder).
+        """
 
     def flush(self) -> None: ...
 
@@ -687,6 +686,11 @@ def api_precision_compare(npu_csv_path: str, gpu_csv_path: str, result_csv_path:
 def check_input_csv_path(path: str, what: str) -> None:
     """
     Raises MsprobeFileError unless path is a readable regular *.csv file (no symlink).
+    """
+
+def check_input_file(path: str, what: str, suffix: str, expected: str = '') -> None:
+    """
+    Raises MsprobeFileError unless path is a readable regular *<suffix> file (no symlink).
     """
 
 def prepare_output_dir(path: str) -> None:

@@ -41,18 +41,16 @@ class DebuggerBase:
                 f"task '{cfg.task}' is not supported by this msprobe's {debugger_name}; "
                 f"supported tasks: {', '.join(DUMP_TASKS)}")
 
-    def _open_session(self, cfg, framework_module, size_type, encode, to_host, msprobe_dir,
-                      device_stats, deferral=None):
-        """The C++ session for cfg, reading the framework's values with encode/to_host
-        (deferral: (Deferred type, resolve) for deferred reads); the hook state records into it."""
+    def _open_session(self, cfg, framework_module, size_type, encode, to_host, msprobe_dir, device_stats):
+        """The C++ session for cfg, reading the framework's values with encode/to_host and the
+        tensors it reads late through device_stats.attach()'s DeviceRecorder; the hook state
+        records into it."""
         session = _core.DumpSession(cfg, self.FRAMEWORK, writer_memory_mb())
         session.set_types(size_type, np.generic, encode, to_host, msprobe_dir)
-        if deferral is not None:
-            session.set_deferral(*deferral)
         if cfg.task == "overflow_check":
             session.set_overflow_reporting(overflow_reporter(), library_prefixes(framework_module))
         self.session = session
-        self.device_recorder = device_stats.attach(session)  # accelerator tensors
+        self.device_recorder = device_stats.attach(session)
         self.problems = ProblemReport()
         self.STATE.session = session
         self.STATE.on_error = self._internal_error

@@ -1,7 +1,7 @@
 """`msprobe report DUMP [BENCH_DUMP] -o OUT`: the self-contained HTML report (C++ builds it)."""
 import os
-import time
 
+from msprobe import _core
 from msprobe.core import log
 
 
@@ -27,7 +27,6 @@ def add_report_parser(sub):
 def write_check_report(details_csv):
     """The page beside a run_ut / api_precision_compare details CSV; a failure only warns (the
     CSVs are the result)."""
-    from msprobe import _core
     try:
         path = _core.report.check_report_path(details_csv)
         _core.report.write_report_file(path, _core.report.render_check_report(details_csv))
@@ -41,12 +40,10 @@ def write_check_report(details_csv):
 def _output_file(output, kind):
     if output.endswith(".html"):
         return output
-    stamp = time.strftime("%Y%m%d%H%M%S")
-    return os.path.join(output, f"{kind}_report_{stamp}.html")
+    return os.path.join(output, f"{kind}_report_{_core.timestamp_now()}.html")
 
 
 def report_command(args):
-    from msprobe import _core
     for p in (args.dump_path, args.bench_dump_path):
         if p is not None and not os.path.exists(p):
             log.error(f"report: {p}: no such file or folder")

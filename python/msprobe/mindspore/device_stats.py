@@ -30,6 +30,7 @@ from mindspore import mint, ops
 
 from msprobe import _core
 from msprobe.core import device_path
+from msprobe.core.device_recorder import DeviceRecorder
 from msprobe.mindspore import value_encoding
 from msprobe.mindspore.hook_state import STATE
 from msprobe.mindspore.value_encoding import Deferred, tensor_for_core
@@ -67,12 +68,24 @@ class _Probe:
         return False
 
 
-class MsDeviceRecorder:
-    """snapshot / prepare / resolve / rescaled for the core's device path (arg_encoder.h).
+class HostReads(DeviceRecorder):
+    """Tensors on the host: deferred values are read by the core from the tensor itself, in
+    batches (value_encoding.py says why MindSpore defers them)."""
+    deferred_type = Deferred
+
+    def resolve(self, d):
+        return tensor_for_core(d.tensor)
+
+
+class MsDeviceRecorder(DeviceRecorder):
+    """prepare / resolve / rescaled of the core's device path for MindSpore tensors
+    (msprobe/core/device_recorder.py), and snapshot() for Parameters (value_encoding.py).
 
     Deferred.state: None (not started), ("stats", parts, number dtype) launched,
     ("numbers", bytes) read, ("host", tensor) copy started, ("read", value) host path value.
     """
+
+    deferred_type = Deferred
 
     def __init__(self, copy_tensors, accelerator):
         self.copy_tensors = copy_tensors
@@ -186,14 +199,13 @@ class MsDeviceRecorder:
 
 
 def attach(session):
-    """On an accelerator (or with MSPROBE_FORCE_DEVICE_PATH): statistics of deferred tensors
-    on the device. Returns the recorder, or None when tensors are read on the host."""
-    value_encoding.DEVICE = None
+    """On an accelerator (or with MSPROBE_FORCE_DEVICE_PATH): statistics of deferred tensors on
+    the device (MsDeviceRecorder); else they are read on the host (HostReads)."""
     accelerator = on_accelerator()
-    if not (accelerator or device_path.forced()):
-        return None
-    rec = MsDeviceRecorder(session.needs_tensor_bytes, accelerator)
-    session.set_deferral(Deferred, rec.resolve, device_path.BATCH_RECORDS, device_path.MAX_AGE_S)
-    session.set_device_path(None, rec.prepare, None, rec.rescaled, False)
-    value_encoding.DEVICE = rec
-    return rec
+    if accelerator or device_path.forced():
+        rec = MsDeviceRecorder(session.needs_tensor_bytes, accelerator)
+        value_encoding.DEVICE = rec
+    else:
+        rec = HostReads()
+        value_encoding.DEVICE = None
+    return rec.attach(session)

@@ -17,7 +17,7 @@ from msprobe.mindspore.hook_state import STATE
 from msprobe.mindspore.jit_capture import JitCapture
 from msprobe.mindspore.pipeline import PIPELINE
 from msprobe.mindspore.primitive_hooks import PrimitiveHooks
-from msprobe.mindspore.value_encoding import Deferred, encode_ms_value, resolve_deferred, to_host
+from msprobe.mindspore.value_encoding import encode_ms_value, to_host
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
                               "config.json")
@@ -77,8 +77,7 @@ class PrecisionDebugger(DebuggerBase):
                             "needs msprobe's adump build on Ascend; nothing is dumped)")
             self._initialized = True
             return
-        self._open_session(cfg, ms, None, encode_ms_value, to_host, MSPROBE_DIR, device_stats,
-                           deferral=(Deferred, resolve_deferred))  # see value_encoding.py
+        self._open_session(cfg, ms, None, encode_ms_value, to_host, MSPROBE_DIR, device_stats)
         modes = cfg.data_mode
         STATE.want_backward = "all" in modes or "backward" in modes or "forward" not in modes
         STATE.construct_all = cfg.level == "mix"

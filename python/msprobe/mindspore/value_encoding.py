@@ -79,17 +79,13 @@ def tensor_for_core(t):
 
 
 class Deferred:
-    """A tensor the core reads later, through resolve_deferred() (or on an accelerator through
-    device_stats.py, which keeps its progress in `state`)."""
+    """A tensor the core reads later, through the session's DeviceRecorder (device_stats.py:
+    on an accelerator it keeps its progress in `state`)."""
     __slots__ = ("tensor", "state")
 
     def __init__(self, tensor):
         self.tensor = tensor
         self.state = None
-
-
-def resolve_deferred(d):
-    return tensor_for_core(d.tensor)
 
 
 _Parameter = ms.Parameter

@@ -33,6 +33,7 @@ import torch
 from msprobe import _core
 from msprobe.core import device_path
 from msprobe.core.debugger_support import writer_memory_mb
+from msprobe.core.device_recorder import DeviceRecorder
 
 _VF = torch._C._VariableFunctions
 _TB = torch._C.TensorBase
@@ -133,16 +134,19 @@ class _HostBuffers:
                 return
 
 
-class DeviceRecorder:
-    """record / prepare / resolve / extremes for the core's device path (arg_encoder.h).
+class TorchDeviceRecorder(DeviceRecorder):
+    """record / prepare / resolve / extremes / rescaled of the core's device path for torch
+    tensors (msprobe/core/device_recorder.py).
 
     The core reads records in the order they were made; batches are launched in that order,
     so the unread records are the unread tail of each launched batch, oldest batch first.
     """
 
+    deferred_type = Record
+
     def __init__(self, copy_tensors, forced):
         self.copy_tensors = copy_tensors
-        self.forced = forced
+        self.all_tensors = forced  # the forced path (testing aid): CPU tensors too
         self.modules = {}        # device type -> torch device module
         self.open = None         # the batch new records join
         self.launched = []       # launched batches with unread records, oldest first
@@ -164,7 +168,7 @@ class DeviceRecorder:
                 and type(t).__torch_dispatch__ is not _DEFAULT_DISPATCH):
             return None  # fake / functional / distributed tensors have no data here
         device = t.device
-        if device.type == "meta" or (device.type == "cpu" and not self.forced) or (
+        if device.type == "meta" or (device.type == "cpu" and not self.all_tensors) or (
                 self.unsupported and (device.type, t.dtype) in self.unsupported):
             return None
         self._release_done()
@@ -245,7 +249,7 @@ class DeviceRecorder:
     def _copy(self, rec, x):
         if self.buffers is None:
             limit = device_path.HOST_COPY_BYTES or (writer_memory_mb() << 20)
-            self.buffers = _HostBuffers(pin=not self.forced, limit=limit)
+            self.buffers = _HostBuffers(pin=not self.all_tensors, limit=limit)
         nbytes = _TB.numel(x) * _TB.element_size(x)
         buf = self.buffers.take(max(nbytes, 1))
         if buf is None:
@@ -407,9 +411,5 @@ class DeviceRecorder:
 
 def attach(session):
     """Routes the session's accelerator tensors (and with MSPROBE_FORCE_DEVICE_PATH, its CPU
-    tensors) through a DeviceRecorder."""
-    forced = device_path.forced()
-    rec = DeviceRecorder(session.needs_tensor_bytes, forced)
-    session.set_deferral(Record, rec.resolve, device_path.BATCH_RECORDS, device_path.MAX_AGE_S)
-    session.set_device_path(rec.record, rec.prepare, rec.extremes, rec.rescaled, forced)
-    return rec
+    tensors) through a TorchDeviceRecorder."""
+    return TorchDeviceRecorder(session.needs_tensor_bytes, device_path.forced()).attach(session)

@@ -3,7 +3,8 @@ output folder, the result files (new, or those of a run to resume with -csv_path
 config. Every problem is one line (RunUtError, or the config's own errors)."""
 import os
 import re
-import time
+
+from msprobe import _core
 
 RESULT_NAME_PATTERN = re.compile(r"^accuracy_checking_result_\d{14}\.csv$")
 
@@ -13,46 +14,26 @@ class RunUtError(Exception):
 
 
 def _check_input_file(path, what, suffix):
-    if not path:
-        raise RunUtError(f"Please provide {what}.")
-    if os.path.islink(path):
-        raise RunUtError(f"{path}: {what} must not be a symbolic link")
-    if not os.path.exists(path):
-        raise RunUtError(f"{path}: {what} does not exist")
-    if not os.path.isfile(path):
-        raise RunUtError(f"{path}: {what} must be a file")
-    if not path.endswith(suffix):
-        raise RunUtError(f"{path}: {what} must be a {suffix} file")
-    if not os.access(path, os.R_OK):
-        raise RunUtError(f"{path}: {what} is not readable")
+    """The absolute path of a readable regular *suffix file (the core's check: one line)."""
+    _core.check_input_file(path or "", what, suffix)
     return os.path.abspath(path)
 
 
 def prepare_out_dir(path):
     path = path or "./"
-    if os.path.islink(path.rstrip("/") or "/"):
-        raise RunUtError(f"{path}: the output folder must not be a symbolic link")
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise RunUtError(f"{path}: the output path exists and is not a folder")
-    try:
-        os.makedirs(path, mode=0o750, exist_ok=True)
-    except OSError as e:
-        raise RunUtError(f"{path}: cannot create the output folder: {e.strerror}") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise RunUtError(f"{path}: the output folder is not writable")
+    _core.prepare_output_dir(path)
     return os.path.abspath(path)
 
 
 def resume_paths(result_csv_path):
-    """(result, details, timestamp) of -csv_path, with the file name and both files checked."""
+    """(result, details, timestamp) of -csv_path; both files are checked when the run resumes
+    (_core.runut.prepare_resume)."""
     name = os.path.basename(result_csv_path)
     if not RESULT_NAME_PATTERN.match(name):
         raise RunUtError(f"{result_csv_path}: -csv_path must name an accuracy_checking_result_"
                          "{14 digits}.csv file; when continuing run_ut do not rename the result csv")
-    result = _check_input_file(result_csv_path, "the result csv", ".csv")
+    result = os.path.abspath(result_csv_path)
     details = os.path.join(os.path.dirname(result), name.replace("result", "details"))
-    if os.path.islink(details) or not os.path.isfile(details):
-        raise RunUtError(f"{details}: the details csv of the run to resume is missing")
     return result, details, name[len("accuracy_checking_result_"):-len(".csv")]
 
 
@@ -77,21 +58,20 @@ def load_checker(config_path):
     from msprobe.pytorch.run_ut.config import CheckerConfig
     checker = CheckerConfig()
     if config_path:
-        checker.load_json(_check_input_file(config_path, "the config file", ".json"))
+        checker.load_json(_check_input_file(config_path, "-config", ".json"))
     return checker
 
 
 def prepare_settings(args):
     """Validates the command line; raises RunUtError / ConfigError / MsprobeFileError."""
     checker = load_checker(args.config_path)
-    api_info = _check_input_file(args.api_info_file, "api_info_file for offline run ut" if not
-                                 args.api_info_file else "the api_info file", ".json")
+    api_info = _check_input_file(args.api_info_file, "-api_info", ".json")
     out_dir = prepare_out_dir(args.out_path)
     if args.result_csv_path:
         result, details, ts = resume_paths(args.result_csv_path)
         resume = True
     else:
-        ts = time.strftime("%Y%m%d%H%M%S")
+        ts = _core.timestamp_now()
         result = os.path.join(out_dir, f"accuracy_checking_result_{ts}.csv")
         details = os.path.join(out_dir, f"accuracy_checking_details_{ts}.csv")
         resume = False
