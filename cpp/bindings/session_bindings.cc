@@ -147,6 +147,10 @@ void bind_session(nb::module_& m) {
       .def("module_post_backward", &PySession::module_post_backward, "name"_a, "grad_input"_a.none(),
            "grad_output"_a.none())
       .def("param_grad", &PySession::param_grad, "prefix"_a, "param"_a, "grad"_a.none(), "names"_a)
+      .def(
+          "selects", [](PySession& s, const std::string& name) { return s.core().scope().check(name); },
+          "name"_a,
+          "Whether the scope / list filter selects the call `name` (free_benchmark: exact names, no range).")
       .def("enter_region", [](PySession& s, const std::string& n) { s.core().enter_region(n); })
       .def("exit_region", [](PySession& s, const std::string& n) { s.core().exit_region(n); })
       .def_prop_ro(

@@ -15,7 +15,7 @@ namespace msprobe {
 DumpSession::DumpSession(DumpConfig config, SessionOptions options)
     : config_(std::move(config)),
       opt_(std::move(options)),
-      scope_(config_.scope, config_.list, config_.level),
+      scope_(config_.scope, config_.list, config_.level, config_.task == "free_benchmark"),
       data_mode_(config_.data_mode) {
   given_dump_path_ = config_.dump_path;
   while (given_dump_path_.size() > 1 && given_dump_path_.back() == '/') given_dump_path_.pop_back();
@@ -23,6 +23,7 @@ DumpSession::DumpSession(DumpConfig config, SessionOptions options)
   record_opt_.framework = opt_.framework;
   record_opt_.want_crc = config_.summary_mode == "md5" && config_.task != "tensor";
   tensor_task_ = config_.task == "tensor";
+  stack_only_ = config_.task == "free_benchmark";
   if (config_.task == "overflow_check") overflow_ = std::make_unique<OverflowMonitor>(config_.overflow_nums);
   has_construct_ = config_.level == "L0" || config_.level == "mix";
   tensor_ext_ = opt_.framework == Framework::kPyTorch ? ".pt" : ".npy";

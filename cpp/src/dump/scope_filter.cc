@@ -7,9 +7,10 @@
 
 namespace msprobe {
 
-ScopeFilter::ScopeFilter(std::vector<std::string> scope, std::vector<std::string> list, std::string level)
-    : scope_(std::move(scope)), list_(std::move(list)), mix_(level == "mix") {
-  module_range_ = scope_.size() == 2 && is_module_name(scope_[0]);
+ScopeFilter::ScopeFilter(std::vector<std::string> scope, std::vector<std::string> list, std::string level,
+                         bool exact_names)
+    : scope_(std::move(scope)), list_(std::move(list)), mix_(level == "mix"), exact_names_(exact_names) {
+  module_range_ = !exact_names_ && scope_.size() == 2 && is_module_name(scope_[0]);
 }
 
 bool ScopeFilter::is_module_name(const std::string& name) const {
@@ -24,6 +25,10 @@ bool ScopeFilter::list_match(const std::string& name) const {
 
 bool ScopeFilter::check(const std::string& name) {
   if (scope_.empty() && list_.empty()) return true;
+  if (exact_names_) {
+    if (!scope_.empty() && std::find(scope_.begin(), scope_.end(), name) == scope_.end()) return false;
+    return list_.empty() || list_match(name);
+  }
   if (mix_ && !list_module_.empty() && scope_.empty()) return true;
   bool in_range = true;
   if (scope_.size() == 2) {
@@ -37,6 +42,7 @@ bool ScopeFilter::check(const std::string& name) {
 }
 
 void ScopeFilter::begin_module(const std::string& name) {
+  if (exact_names_) return;
   if (scope_.size() == 2 && module_range_ && name == scope_[0]) in_scope_ = true;
   if (mix_ && list_module_.empty() && !list_.empty() && list_match(name)) list_module_ = name;
 }

@@ -23,6 +23,7 @@ DUMP_TASKS = ("statistics", "tensor", "overflow_check")
 class DebuggerBase:
     FRAMEWORK = None   # "pytorch" or "mindspore"
     STATE = None       # the framework's HookState
+    TASKS = DUMP_TASKS  # the tasks the framework's PrecisionDebugger runs
     _instance = None
     session = None
     end_reported = False
@@ -34,12 +35,12 @@ class DebuggerBase:
         return cls._instance
 
     # ---- construction ------------------------------------------------------------------------
-    @staticmethod
-    def _check_task(cfg, debugger_name):
-        if cfg.task not in DUMP_TASKS:
+    @classmethod
+    def _check_task(cls, cfg, debugger_name):
+        if cfg.task not in cls.TASKS:
             raise MsprobeException(
                 f"task '{cfg.task}' is not supported by this msprobe's {debugger_name}; "
-                f"supported tasks: {', '.join(DUMP_TASKS)}")
+                f"supported tasks: {', '.join(cls.TASKS)}")
 
     def _open_session(self, cfg, framework_module, size_type, encode, to_host, msprobe_dir, device_stats):
         """The C++ session for cfg, reading the framework's values with encode/to_host and the

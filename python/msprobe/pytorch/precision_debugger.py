@@ -5,9 +5,9 @@ import os
 import torch
 
 from msprobe import _core
-from msprobe.core import log
-from msprobe.core.debugger_base import DebuggerBase
-from msprobe.core.debugger_support import check_argument_types
+from msprobe.core import api_patcher, log
+from msprobe.core.debugger_base import DUMP_TASKS, DebuggerBase
+from msprobe.core.debugger_support import check_argument_types, library_prefixes
 from msprobe.core.errors import MsprobeException
 from msprobe.pytorch import device_stats
 from msprobe.pytorch.api_wrapper import ApiPatcher
@@ -40,6 +40,8 @@ def _check_model(model):
 class PrecisionDebugger(DebuggerBase):
     FRAMEWORK = "pytorch"
     STATE = STATE
+    TASKS = DUMP_TASKS + ("free_benchmark",)
+    fuzz = None  # task free_benchmark: its FuzzRunner
 
     def __init__(self, config_path=None, task=None, dump_path=None, level=None, model=None,
                  step=None):
@@ -60,6 +62,10 @@ class PrecisionDebugger(DebuggerBase):
         self.model = model
         self._open_session(cfg, torch, torch.Size, encode_torch_value, to_host, MSPROBE_DIR,
                            device_stats)
+        if cfg.task == "free_benchmark":
+            self._init_free_benchmark(cfg)
+            self._finish_init()
+            return
         self.api_patcher = ApiPatcher()
         self.module_hooks = ModuleHooks()
         self.modules_registered = False
@@ -77,6 +83,37 @@ class PrecisionDebugger(DebuggerBase):
                         "statistics are computed during the call")
         self._finish_init()
 
+    def _init_free_benchmark(self, cfg):
+        """Task free_benchmark: the catalogue's APIs wrapped by the FuzzRunner (level L1: APIs only,
+        as in 1.2.1's documentation; L0 and mix are read as L1)."""
+        from msprobe.pytorch.free_benchmark import FuzzRunner
+        if cfg.level != "L1":
+            log.warning(f"free_benchmark checks APIs (level L1); level {cfg.level} is read as L1")
+        self.fuzz = FuzzRunner(cfg, STATE, library_prefixes(torch) + [MSPROBE_DIR])
+        self.api_patcher = api_patcher.ApiPatcher(
+            "pytorch", lambda section, dotted, original, api_name: self.fuzz.make_wrapper(original, api_name))
+        self.api_patcher.install()
+        self.module_hooks = ModuleHooks()
+        self.modules_registered = True
+        self.regions = ConstructRegions()
+        self.started_by_dataloader = False
+
+    def _step_impl(self):
+        super()._step_impl()
+        if self.fuzz is not None:
+            self._fuzz_finish(False)
+
+    def _at_exit(self):
+        super()._at_exit()
+        if self.fuzz is not None:
+            self._fuzz_finish(True)
+
+    def _fuzz_finish(self, final):
+        try:
+            self.fuzz.finish(final)
+        except Exception as e:  # noqa: BLE001  the summary is best effort; the CSV is written already
+            log.warning(f"free_benchmark: the summary was not written ({type(e).__name__}: {e})")
+
     def _bypassed(self, what):
         if self.config.enable_dataloader:
             log.warning(f"{what}() is ignored: enable_dataloader is set")
@@ -86,7 +123,7 @@ class PrecisionDebugger(DebuggerBase):
     def _start_impl(self, model):
         _check_model(model)
         model = model if model is not None else self.model
-        level = self.config.level
+        level = "L1" if self.fuzz is not None else self.config.level
         if level in ("L0", "mix") and model is None:
             raise MsprobeException(
                 f"missing the parameter 'model': level {level} needs start(model) "
@@ -99,6 +136,8 @@ class PrecisionDebugger(DebuggerBase):
         rank = -1
         if torch.distributed.is_available() and torch.distributed.is_initialized():
             rank = torch.distributed.get_rank()
+        if self.fuzz is not None:
+            self.fuzz.rank = max(rank, 0)  # 1.2.1's rank column: 0 without a process group
         if level in ("L0", "mix") and not self.modules_registered:
             self.module_hooks.register(model, self._data_mode_backward())
             self.modules_registered = True

@@ -71,6 +71,9 @@ class DumpSession {
   ScopeFilter& scope() { return scope_; }
   const DataModeFilter& data_mode() const { return data_mode_; }
   bool tensor_task() const { return tensor_task_; }
+  // Task free_benchmark: calls are named, counted and their stacks written, but no values are
+  // recorded (dump.json's "data" stays empty; free_benchmark.csv is freebench/'s).
+  bool stack_only() const { return stack_only_; }
   // Task overflow_check: tensor files are named in every record but written only for the
   // entries that overflowed (overflow_monitor.h).
   bool overflow_task() const { return overflow_ != nullptr; }
@@ -146,6 +149,7 @@ class DumpSession {
   DataModeFilter data_mode_;
   TensorRecordOptions record_opt_;
   bool tensor_task_;
+  bool stack_only_ = false;
   bool has_construct_;
   std::string tensor_ext_;
   std::unique_ptr<AsyncWriter> writer_;

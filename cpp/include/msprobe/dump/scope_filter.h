@@ -8,7 +8,10 @@ namespace msprobe {
 
 class ScopeFilter {
  public:
-  ScopeFilter(std::vector<std::string> scope, std::vector<std::string> list, std::string level);
+  // exact_names: free_benchmark's form (1.2.1's ListScope): scope lists whole call names
+  // ("Torch.matmul.0.forward"), not a range; list still matches substrings.
+  ScopeFilter(std::vector<std::string> scope, std::vector<std::string> list, std::string level,
+              bool exact_names = false);
   // Called for every piece of data about to be collected (an API's inputs and its outputs are
   // checked separately, which is why a range's end API contributes only its inputs).
   bool check(const std::string& name);
@@ -23,6 +26,7 @@ class ScopeFilter {
 
   std::vector<std::string> scope_, list_;
   bool mix_;
+  bool exact_names_ = false;
   bool module_range_ = false;
   bool in_scope_ = false;
   std::string list_module_;  // mix: the module call whose name matched the list

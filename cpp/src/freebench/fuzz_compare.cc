@@ -1,0 +1,194 @@
+#include "msprobe/freebench/fuzz_compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "msprobe/base/error.h"
+#include "msprobe/tensor/element_reader.h"
+#include "msprobe/tensor/half.h"
+
+namespace msprobe {
+namespace freebench {
+namespace {
+
+constexpr int64_t kBlock = 4096;
+
+// Arithmetic "in dtype t": T is the type the result is held in, round() the storage rounding of
+// fp16 / bf16 (torch computes their elementwise ops in float and rounds each result).
+template <typename T>
+struct Arith {
+  DType t;
+  T round(T x) const {
+    if constexpr (std::is_same<T, float>::value) {
+      if (t == DType::kFloat16) return round_to_half(x);
+      if (t == DType::kBFloat16) return bf16_to_float(float_to_bf16(x));
+    }
+    return x;
+  }
+  T largest() const {
+    if (t == DType::kFloat16) return (T)65504.0;
+    if (t == DType::kBFloat16) return (T)bf16_to_float(0x7f7f);
+    return std::numeric_limits<T>::max();
+  }
+};
+
+template <typename T>
+RatioStats ratio_stats_as(const TensorView& o, const TensorView& p, double floor_d) {
+  const Arith<T> a{p.dtype};
+  const T floor = a.round((T)floor_d);
+  RatioStats s;
+  const int64_t n = o.numel();
+  s.empty = n == 0;
+  if (s.empty) return s;
+  ElementReader ro(o), rp(p);
+  std::vector<T> bo(kBlock), bp(kBlock);
+  T min_prod = std::numeric_limits<T>::infinity();
+  bool prod_nan = false;
+  T lo = std::numeric_limits<T>::infinity(), hi = -std::numeric_limits<T>::infinity();
+  for (int64_t done = 0; done < n; done += kBlock) {
+    const int64_t m = std::min(kBlock, n - done);
+    ro.read<T>(m, bo.data());
+    rp.read<T>(m, bp.data());
+    for (int64_t i = 0; i < m; ++i) {
+      const T x = a.round(bo[i]);  // original.to(perturbed dtype)
+      const T y = bp[i];
+      const T prod = a.round(x * y);
+      if (std::isnan(prod))
+        prod_nan = true;
+      else
+        min_prod = std::min(min_prod, prod);
+      const T cx = std::max(std::fabs(x), floor), cy = std::max(std::fabs(y), floor);
+      T r = a.round(cx / cy);
+      if (std::isnan(r))
+        r = 1;
+      else if (std::isinf(r))
+        r = a.largest();
+      lo = std::min(lo, r);
+      hi = std::max(hi, r);
+    }
+  }
+  s.min_product = prod_nan ? std::nan("") : (double)min_prod;
+  s.min_ratio = lo;
+  s.max_ratio = hi;
+  return s;
+}
+
+struct BenchThresholds {
+  double rtol, small_value, small_value_atol, err_balance;
+};
+
+BenchThresholds bench_thresholds(DType t) {
+  if (t == DType::kFloat16) return {std::ldexp(1.0, -11), 1.0, std::ldexp(1.0, -11), 1e-4};
+  if (t == DType::kBFloat16) return {std::ldexp(1.0, -8), 1.0, std::ldexp(1.0, -8), 1e-4};
+  return {std::ldexp(1.0, -14), 1.0, std::ldexp(1.0, -14), 1e-4};
+}
+
+}  // namespace
+
+double ratio_threshold(DType dtype, bool no_change) {
+  if (no_change) return 1.0;
+  if (dtype == DType::kFloat16) return 1.002;
+  if (dtype == DType::kBFloat16) return 1.004;
+  return 1.0002;
+}
+
+double ratio_floor(DType perturbed_dtype, bool backward) {
+  if (backward) return 1e-3;
+  double tol = 1e-8;
+  if (perturbed_dtype == DType::kBFloat16) tol = 1e-4;
+  if (perturbed_dtype == DType::kFloat16) tol = 1e-6;
+  if (perturbed_dtype == DType::kFloat64) tol = 1e-16;
+  return std::pow(tol, 0.5);
+}
+
+RatioStats ratio_stats(const TensorView& original, const TensorView& perturbed, double floor) {
+  MSPROBE_CHECK(original.numel() == perturbed.numel(), InvalidInput,
+                "the perturbed output has " + std::to_string(perturbed.numel()) + " elements, the original " +
+                    std::to_string(original.numel()));
+  switch (perturbed.dtype) {
+    case DType::kFloat32:
+    case DType::kFloat16:
+    case DType::kBFloat16: return ratio_stats_as<float>(original, perturbed, floor);
+    default: return ratio_stats_as<double>(original, perturbed, floor);
+  }
+}
+
+RatioVerdict judge_ratio(const RatioStats& s, double floor, double threshold) {
+  RatioVerdict v;
+  if (s.empty) return v;
+  if (s.min_product < -(floor * floor)) {
+    v.symbol_flipping = true;
+    v.consistent = false;
+    return v;
+  }
+  const double reciprocal = s.min_ratio == 0 ? std::numeric_limits<double>::infinity() : 1.0 / s.min_ratio;
+  v.ratio = std::max(s.max_ratio, reciprocal);
+  v.consistent = threshold >= v.ratio && v.ratio >= 1.0 / threshold;
+  return v;
+}
+
+RatioVerdict judge_float(double original, double perturbed) {
+  RatioVerdict v;
+  if (perturbed == 0) {
+    original += 1e-8;
+    perturbed += 1e-8;
+  }
+  // math.isclose with its defaults: rel_tol 1e-9, abs_tol 0.
+  const double diff = std::fabs(original - perturbed);
+  v.consistent = original == perturbed ||
+                 (std::isfinite(diff) && diff <= 1e-9 * std::max(std::fabs(original), std::fabs(perturbed)));
+  v.ratio = original / perturbed;
+  return v;
+}
+
+BenchmarkErrors benchmark_errors(const TensorView& actual, const TensorView& golden) {
+  MSPROBE_CHECK(actual.numel() == golden.numel(), InvalidInput,
+                "the CPU output has " + std::to_string(golden.numel()) + " elements, the original " +
+                    std::to_string(actual.numel()));
+  const BenchThresholds th = bench_thresholds(actual.dtype);
+  BenchmarkErrors e;
+  const int64_t n = actual.numel();
+  ElementReader ra(actual), rg(golden);
+  std::vector<double> ba(kBlock), bg(kBlock);
+  double abs_err = 0, rel_err = 0, eb_sum = 0;
+  bool rel_nan = false;
+  for (int64_t done = 0; done < n; done += kBlock) {
+    const int64_t m = std::min(kBlock, n - done);
+    ra.read<double>(m, ba.data());
+    rg.read<double>(m, bg.data());
+    for (int64_t i = 0; i < m; ++i) {
+      if (!std::isfinite(bg[i])) {
+        e.golden_overflow = true;
+        return e;
+      }
+      const double x = std::isfinite(ba[i]) ? ba[i] : 1.0;
+      const double g = bg[i];
+      const double diff = x - g, diff_abs = std::fabs(diff), g_abs = std::fabs(g);
+      if (std::fabs(x) < th.small_value) {
+        abs_err = std::max(abs_err, diff_abs);
+      } else {
+        const double rel = diff_abs / g_abs;  // 0/0: NaN, which torch.max propagates
+        if (std::isnan(rel))
+          rel_nan = true;
+        else
+          rel_err = std::max(rel_err, rel);
+      }
+      eb_sum += diff / (g_abs >= th.small_value ? g_abs : 1.0);
+    }
+  }
+  e.abs_err = abs_err;
+  e.rel_err = rel_nan ? std::nan("") : rel_err;
+  e.err_balance = n ? eb_sum / (double)n : std::nan("");
+  return e;
+}
+
+bool benchmark_consistent(DType actual_dtype, const BenchmarkErrors& e) {
+  if (e.golden_overflow) return true;
+  const BenchThresholds th = bench_thresholds(actual_dtype);
+  return !(e.abs_err > th.small_value_atol) && !(e.rel_err > th.rtol) && !(e.err_balance > th.err_balance);
+}
+
+}  // namespace freebench
+}  // namespace msprobe
