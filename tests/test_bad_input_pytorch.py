@@ -15,7 +15,7 @@ from msprobe.pytorch import seed_all
     (dict(config_path=1.5), "'config_path' must be a str"),
     (dict(step="1"), "'step' must be a list"),
     (dict(model="net"), "torch.nn.Module"),
-    (dict(task="free_benchmark"), "not supported"),
+    (dict(task="run_ut"), "not supported"),
 ])
 def test_constructor_arguments(fresh_debugger, kwargs, pattern):
     kwargs.setdefault("dump_path", "./dump")

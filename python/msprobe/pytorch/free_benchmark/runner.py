@@ -383,7 +383,14 @@ class FuzzRunner:
                             f"free_benchmark: the gradient of {name} could not be computed ({type(e).__name__}: {e})")
             return
         self.checker.count_checked()
-        self._compare(name, self.state.session.current_step, tuple(origin_grads), tuple(perturbed_grads))
+        step = self.state.session.current_step
+        # 1.2.1's two passes: the inputs' gradients one by one until one disagrees (a row without
+        # output_index), then, if one did, all of them (a row per disagreeing input).
+        for o, p in zip(origin_grads, perturbed_grads):
+            v = self._compare_one(name, step, -1, o, p)
+            if v is not None and not v.consistent:
+                self._compare(name, step, tuple(origin_grads), tuple(perturbed_grads))
+                break
 
     # ---- end of the run --------------------------------------------------------------------------
     def finish(self, final):
