@@ -13,7 +13,8 @@ FuzzChecker::FuzzChecker(const FreeBenchmarkConfig& cfg, const std::string& dump
     : cfg_(cfg),
       framework_(framework),
       preheat_(cfg.preheat_step, cfg.max_sample, cfg.pert_mode == "no_change"),
-      results_(dump_path + "/free_benchmark.csv", dump_path + "/free_benchmark_summary.json",
+      results_(join_path(absolute_path(dump_path), "free_benchmark.csv"),
+               join_path(absolute_path(dump_path), "free_benchmark_summary.json"),
                framework == Framework::kMindSpore ? "pert_type" : "pert_mode",
                framework == Framework::kMindSpore ? "mindspore" : "pytorch") {}
 

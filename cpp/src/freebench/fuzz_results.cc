@@ -14,6 +14,8 @@
 
 #include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
+#include "msprobe/base/output_dir.h"
+#include "msprobe/base/path.h"
 #include "msprobe/check/csv_table.h"
 #include "msprobe/format/json_writer.h"
 
@@ -24,6 +26,7 @@ namespace {
 void append_to_file(const std::string& path, const std::string& header, const std::string& text) {
   struct stat st;
   const bool exists = ::lstat(path.c_str(), &st) == 0;
+  if (!exists) make_dirs(folder_of(path), "dump_path");
   const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0640);
   if (fd < 0) throw FileError("cannot write " + path + ": " + std::strerror(errno));
   std::string out = exists ? text : header + text;
