@@ -212,6 +212,11 @@ class DumpSession:
 
     def param_grad(self, prefix: str, param: str, grad: object | None, names: Sequence[str]) -> None: ...
 
+    def selects(self, name: str) -> bool:
+        """
+        Whether the scope / list filter selects the call `name` (free_benchmark: exact names, no range).
+        """
+
     def enter_region(self, arg: str, /) -> None: ...
 
     def exit_region(self, arg: str, /) -> None: ...
@@ -1097,3 +1102,99 @@ def external_tensor_stats(dtype: str, shape: Sequence[int], numbers: bytes, resc
     rescale (a scale or None) whether the (mean, norm) of the values divided by it
     should be passed as `rescaled`.
     """
+
+class FuzzVerdict:
+    """free_benchmark's verdict on one output (ratio verdict)."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def consistent(self) -> bool: ...
+
+    @property
+    def symbol_flipping(self) -> bool: ...
+
+    @property
+    def ratio(self) -> float: ...
+
+class FuzzBenchmarkResult:
+    """free_benchmark's comparison of one output with its CPU result."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def consistent(self) -> bool: ...
+
+    @property
+    def abs_err(self) -> float: ...
+
+    @property
+    def rel_err(self) -> float: ...
+
+    @property
+    def err_balance(self) -> float: ...
+
+class FreeBenchmarkChecker:
+    """
+    The judge of one free_benchmark run: thresholds, preheat, free_benchmark.csv and free_benchmark_summary.json in the config's dump_path.
+    """
+
+    def __init__(self, config: DumpConfig, framework: str, library_prefixes: Sequence[str]) -> None: ...
+
+    def check_tensor(self, call: str, step: int, rank: int, output_index: int, original: object, perturbed: object) -> FuzzVerdict:
+        """
+        The ratio verdict of one output held in host memory; writes the row when it fails.
+        """
+
+    def check_stats(self, call: str, step: int, rank: int, output_index: int, original_dtype: str, shape: Sequence[int], perturbed_dtype: str, numel: int, min_product: float, min_ratio: float, max_ratio: float) -> FuzzVerdict:
+        """The ratio verdict from reductions computed on the device."""
+
+    def check_number(self, call: str, step: int, rank: int, output_index: int, original: float, perturbed: float, integer: bool) -> FuzzVerdict:
+        """A Python number of an output sequence; writes the row when it differs."""
+
+    def floor(self, perturbed_dtype: str) -> float:
+        """The magnitude below which values count as tiny in the ratio."""
+
+    def benchmark_tensor(self, original: object, cpu: object) -> FuzzBenchmarkResult: ...
+
+    def add_benchmark_row(self, call: str, step: int, rank: int, original: object | None, worst: FuzzBenchmarkResult | None) -> None: ...
+
+    def threshold(self, call: str, dtype: str) -> float: ...
+
+    def preheat_counting(self, call: str, step: int) -> bool:
+        """Step 0 of the preheat: counts the call; True means: do not compare."""
+
+    def preheat_take_sample(self, call: str, step: int) -> bool: ...
+
+    def preheat_record(self, call: str, dtype: str, max_ratio: float, cpu_consistent: bool) -> None: ...
+
+    def preheat_calls_per_step(self, call: str) -> int: ...
+
+    def count_checked(self) -> None: ...
+
+    @property
+    def checked_calls(self) -> int: ...
+
+    @property
+    def flagged_outputs(self) -> int: ...
+
+    def end_line(self) -> str: ...
+
+    def write_summary(self) -> None:
+        """Writes free_benchmark_summary.json (atomically)."""
