@@ -13,6 +13,7 @@
 #include "msprobe/report/check_report.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/dump_report.h"
+#include "msprobe/report/free_benchmark_report.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -153,6 +154,16 @@ void bind_report(nb::module_& root) {
         return msprobe::report::render_check_report(details_csv, title);
       },
       "details_csv"_a, "title"_a = "", "The page of a run_ut or api_precision_compare details CSV.");
+  m.def("free_benchmark_summary_of", &msprobe::report::free_benchmark_summary_of, "path"_a,
+        "free_benchmark_summary.json of a dump_path (or the file itself); \"\" when there is none.");
+  m.def(
+      "render_free_benchmark_report",
+      [](const std::string& summary_json, const std::string& title) {
+        nb::gil_scoped_release release;
+        return msprobe::report::render_free_benchmark_report(summary_json, title);
+      },
+      "summary_json"_a, "title"_a = "",
+      "The page of a free_benchmark run: flagged APIs ranked, with stacks.");
   m.def("check_report_path", &msprobe::report::check_report_path, "details_csv"_a,
         "Where the page of a details CSV goes: *_report_{stamp}.html beside it.");
   m.def("render_compare_report", &render_compare, "parts"_a, "runs"_a, "title"_a = "", "generated_at"_a = "",

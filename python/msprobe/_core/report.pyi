@@ -16,6 +16,14 @@ def render_pair_report(npu_path: str, bench_path: str, title: str = '', framewor
 def render_check_report(details_csv: str, title: str = '') -> str:
     """The page of a run_ut or api_precision_compare details CSV."""
 
+def free_benchmark_summary_of(path: str) -> str:
+    """
+    free_benchmark_summary.json of a dump_path (or the file itself); "" when there is none.
+    """
+
+def render_free_benchmark_report(summary_json: str, title: str = '') -> str:
+    """The page of a free_benchmark run: flagged APIs ranked, with stacks."""
+
 def check_report_path(details_csv: str) -> str:
     """Where the page of a details CSV goes: *_report_{stamp}.html beside it."""
 

@@ -48,7 +48,9 @@ def report_command(args):
         if p is not None and not os.path.exists(p):
             log.error(f"report: {p}: no such file or folder")
             return 1
-    kind = "compare" if args.bench_dump_path else "check" if args.dump_path.endswith(".csv") else "dump"
+    summary = "" if args.bench_dump_path else _core.report.free_benchmark_summary_of(args.dump_path)
+    kind = ("compare" if args.bench_dump_path else "check" if args.dump_path.endswith(".csv")
+            else "free_benchmark" if summary else "dump")
     out = _output_file(args.output, kind)
     folder = os.path.dirname(out) or "."
     if not os.path.isdir(folder):
@@ -63,6 +65,8 @@ def report_command(args):
                                      args.layer_mapping)
             html = _core.report.render_pair_report(args.dump_path, args.bench_dump_path,
                                                    args.title, args.framework, mapper)
+        elif kind == "free_benchmark":
+            html = _core.report.render_free_benchmark_report(summary, args.title)
         elif kind == "check":
             html = _core.report.render_check_report(args.dump_path, args.title)
         else:
