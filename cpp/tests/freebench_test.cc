@@ -184,3 +184,41 @@ TEST(FreeBenchResults, MindSporeFormat) {
 }  // namespace
 }  // namespace freebench
 }  // namespace msprobe
+
+namespace msprobe {
+namespace freebench {
+namespace {
+
+// The contiguous fp32 kernel (AVX2 where the CPU has it) and the strided reader agree, NaN and
+// inf included, over lengths that leave a scalar tail.
+TEST(FreeBenchCompare, VectorKernelMatchesStridedPath) {
+  for (int64_t n : {1, 7, 8, 9, 31, 1000}) {
+    std::vector<float> o(2 * n), p(2 * n);
+    for (int64_t i = 0; i < 2 * n; ++i) {
+      o[i] = (float)std::sin(0.37 * (double)i) * 3;
+      p[i] = o[i] * (1.0f + 1e-3f * (float)(i % 5));
+    }
+    if (n > 4) {
+      o[2] = test::kNaN;
+      p[6] = test::kInf;
+      o[8 % (2 * n)] = 1e-7f;
+    }
+    std::vector<float> oc(n), pc(n);
+    for (int64_t i = 0; i < n; ++i) {
+      oc[i] = o[2 * i];
+      pc[i] = p[2 * i];
+    }
+    const RatioStats flat = ratio_stats(view_of(oc, DType::kFloat32), view_of(pc, DType::kFloat32), 1e-4);
+    const RatioStats strided =
+        ratio_stats(view_of(o, DType::kFloat32, {n}, {2}), view_of(p, DType::kFloat32, {n}, {2}), 1e-4);
+    EXPECT_EQ(flat.min_ratio, strided.min_ratio) << n;
+    EXPECT_EQ(flat.max_ratio, strided.max_ratio) << n;
+    EXPECT_TRUE(flat.min_product == strided.min_product ||
+                (std::isnan(flat.min_product) && std::isnan(strided.min_product)))
+        << n;
+  }
+}
+
+}  // namespace
+}  // namespace freebench
+}  // namespace msprobe

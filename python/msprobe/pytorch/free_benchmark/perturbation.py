@@ -66,9 +66,9 @@ def _add_noise(t):
 def _bit_noise(t):
     view_dtype = BIT_VIEW[t.dtype]
     bits = t.view(view_dtype)
-    one = torch.ones(t.shape, dtype=view_dtype, device=t.device)
     tiny = torch.finfo(t.dtype).smallest_normal
-    return torch.where(t.abs() > tiny, torch.bitwise_xor(bits, one), bits).view(t.dtype)
+    # The lowest bit flipped where |t| is above the smallest normal: bits ^ (|t| > tiny).
+    return torch.bitwise_xor(bits, (t.abs() > tiny).to(view_dtype)).view(t.dtype)
 
 
 def _bit_check(t, several):

@@ -204,12 +204,19 @@ class FuzzRunner:
             return out
         self.checker.count_checked()
         step = self.state.session.current_step
-        if self.preheat:
-            self._preheat(name, step, original, args, kwargs, out, perturbed, rng)
-        elif self.on_cpu:
-            self._compare_cpu(name, step, out, perturbed)
-        else:
-            self._compare(name, step, out, perturbed)
+        try:
+            if self.preheat:
+                self._preheat(name, step, original, args, kwargs, out, perturbed, rng)
+            elif self.on_cpu:
+                self._compare_cpu(name, step, out, perturbed)
+            else:
+                self._compare(name, step, out, perturbed)
+        except (ValueError, TypeError) as e:  # outputs the judge cannot compare (not a write error)
+            if isinstance(e, OSError):
+                raise
+            self._warn_once(("compare", _core_api(name)),
+                            f"free_benchmark: the outputs of {name} cannot be compared ({type(e).__name__}: {e}); "
+                            "its calls are not checked")
         return out
 
     def _fix(self, name, out, perturbed):
@@ -384,6 +391,15 @@ class FuzzRunner:
             return
         self.checker.count_checked()
         step = self.state.session.current_step
+        try:
+            self._compare_backward(name, step, origin_grads, perturbed_grads)
+        except (ValueError, TypeError) as e:
+            if isinstance(e, OSError):
+                raise
+            self._warn_once(("compare", _core_api(name)),
+                            f"free_benchmark: the gradients of {name} cannot be compared ({type(e).__name__}: {e})")
+
+    def _compare_backward(self, name, step, origin_grads, perturbed_grads):
         # 1.2.1's two passes: the inputs' gradients one by one until one disagrees (a row without
         # output_index), then, if one did, all of them (a row per disagreeing input).
         for o, p in zip(origin_grads, perturbed_grads):
