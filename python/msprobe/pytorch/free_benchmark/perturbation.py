@@ -59,8 +59,9 @@ def _large_enough(t, several):
 
 def _add_noise(t):
     eps = NOISE[t.dtype]
-    noise = torch.full(t.shape, eps, dtype=t.dtype, device=t.device)
-    return torch.where(t.abs() > eps ** 0.5, t + noise, t).to(t.dtype)
+    # A 0-dim tensor of t's dtype: the noise rounded to that dtype, broadcast without a full copy.
+    noise = torch.tensor(eps, dtype=t.dtype, device=t.device)
+    return torch.where(t.abs() > eps ** 0.5, t + noise, t)
 
 
 def _bit_noise(t):

@@ -27,11 +27,21 @@ def is_inplace(api_name):
 def _copy_tensors(value):
     if isinstance(value, torch.Tensor):
         return value.detach().clone()
-    if isinstance(value, dict):
-        return {k: _copy_tensors(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return type(value)([_copy_tensors(v) for v in value])
     return value
+
+
+def _received(args):
+    """What an in-place API received, kept before it writes: a copy of its first argument (the
+    tensor, or the tensors of the list, it writes into); the other arguments are only read, and
+    the second run comes right after the call, so they are passed as they are, except where they
+    are the written tensor itself (x.add_(x))."""
+    if not args:
+        return args
+    target = args[0]
+    copy = _copy_tensors(target)
+    return (copy,) + tuple(copy if a is target else a for a in args[1:])
 
 
 def _is_float_output(out):
@@ -153,7 +163,7 @@ class FuzzRunner:
                 if session.selects(name) and first_valid_index(args) >= 0:
                     rng = _Rng(args)
                     # What an in-place API really received, before it writes into it.
-                    saved = (_copy_tensors(args), _copy_tensors(kwargs)) if is_inplace(api_name) else None
+                    saved = (_received(args), kwargs) if is_inplace(api_name) else None
         except Exception as e:  # noqa: BLE001  a fault of the probe: reported once, training goes on
             state.on_error(e, f"{api_name}.forward")
             idx = -1
