@@ -219,6 +219,39 @@ TEST(FreeBenchCompare, VectorKernelMatchesStridedPath) {
   }
 }
 
+// Views of the same layout (a transpose, a slice) read by memory order give the reductions of
+// the logical order; different layouts go through the element reader.
+TEST(FreeBenchCompare, SameLayoutViews) {
+  std::vector<float> o(24), p(24);
+  for (int i = 0; i < 24; ++i) {
+    o[i] = (float)(i + 1) * (i % 3 ? 1.f : -1.f);
+    p[i] = o[i] * (i == 17 ? 1.5f : 1.0f);
+  }
+  auto check = [&](std::vector<int64_t> shape, std::vector<int64_t> st, std::vector<int64_t> pst) {
+    const RatioStats a =
+        ratio_stats(view_of(o, DType::kFloat32, shape, st), view_of(p, DType::kFloat32, shape, pst), 1e-4);
+    // The logical elements copied out, compared contiguously.
+    std::vector<float> oc, pc;
+    TensorView ov = view_of(o, DType::kFloat32, shape, st), pv = view_of(p, DType::kFloat32, shape, pst);
+    oc.resize(ov.numel());
+    pc.resize(pv.numel());
+    ov.copy_contiguous(oc.data());
+    pv.copy_contiguous(pc.data());
+    const RatioStats b = ratio_stats(view_of(oc, DType::kFloat32), view_of(pc, DType::kFloat32), 1e-4);
+    EXPECT_EQ(a.min_ratio, b.min_ratio);
+    EXPECT_EQ(a.max_ratio, b.max_ratio);
+    EXPECT_EQ(a.min_product, b.min_product);
+  };
+  check({4, 6}, {1, 4}, {1, 4});  // transpose of a 6x4 block: dense
+  check({2, 3}, {6, 1}, {6, 1});  // a slice with gaps: run by run
+  check({3, 2}, {1, 6}, {1, 6});  // strided, runs of one
+  check({4, 6}, {1, 4}, {6, 1});  // different layouts
+  EXPECT_EQ(ratio_stats(view_of(o, DType::kFloat32, {2, 3}, {6, 1}),
+                        view_of(p, DType::kFloat32, {2, 3}, {6, 1}), 1e-4)
+                .max_ratio,
+            1.0);  // element 17 is outside that slice
+}
+
 }  // namespace
 }  // namespace freebench
 }  // namespace msprobe

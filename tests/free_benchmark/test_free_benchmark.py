@@ -219,3 +219,27 @@ def test_bad_input_is_one_line_before_training(fresh_debugger, tmp_path, section
         fresh_debugger(config_path=write_config(tmp_path, **section))
     assert message in str(e.value) and "\n" not in str(e.value)
     assert not (tmp_path / "dump").exists()
+
+
+def test_setitem_and_inplace_keyword_are_rerun_on_copies(fresh_debugger, tmp_path):
+    dbg = fresh_debugger(config_path=write_config(tmp_path, pert_mode="no_change"))
+    x = torch.tensor([1.0, 2.0, 3.0, 4.0])
+    h = torch.tensor([0.5, -1.0, 2.0, -3.0])
+    torch.manual_seed(7)
+    expected = torch.nn.functional.dropout(h.clone(), p=0.5, training=True)
+    torch.manual_seed(7)
+    dbg.start()
+    x[1] = 10.0
+    torch.nn.functional.dropout(h, p=0.5, training=True, inplace=True)
+    dbg.stop()
+    assert x.tolist() == [1.0, 10.0, 3.0, 4.0]
+    assert torch.equal(h, expected)  # dropped out once, not twice
+    assert rows(tmp_path) == []
+
+
+def test_collectives_are_not_rerun():
+    from msprobe.pytorch.free_benchmark.runner import is_inplace, never_rerun
+    assert never_rerun("Distributed.all_reduce") and not never_rerun("Torch.add")
+    assert is_inplace("Tensor.add_") and is_inplace("Tensor.__iadd__") and is_inplace("Tensor.__setitem__")
+    assert is_inplace("Functional.relu", {"inplace": True}) and not is_inplace("Functional.relu", {})
+    assert not is_inplace("Tensor.__add__")

@@ -119,17 +119,61 @@ template <typename T>
 RatioStats finish_flat(const FlatAcc<T>& a);
 
 template <typename T>
-RatioStats ratio_stats_flat(const T* o, const T* p, int64_t n, T floor, T largest) {
-  FlatAcc<T> a;
+void ratio_flat(const T* o, const T* p, int64_t n, T floor, T largest, FlatAcc<T>& a) {
 #ifdef MSPROBE_FREEBENCH_AVX2
   if constexpr (std::is_same<T, float>::value) {
-    if (cpu_features().avx2) {
-      ratio_flat_f32_avx2(o, p, n, floor, largest, a);
-      return finish_flat(a);
-    }
+    if (cpu_features().avx2) return ratio_flat_f32_avx2(o, p, n, floor, largest, a);
   }
 #endif
   ratio_flat_portable(o, p, n, floor, largest, a);
+}
+
+// Effective strides (contiguous when the view has none).
+std::vector<int64_t> strides_of(const TensorView& v) {
+  if (!v.strides.empty()) return v.strides;
+  std::vector<int64_t> s(v.shape.size(), 1);
+  for (size_t d = v.shape.size(); d-- > 1;) s[d - 1] = s[d] * v.shape[d];
+  return s;
+}
+
+// The reductions do not depend on the order of the elements: two views of the same layout
+// (transposes, slices of equal shapes and strides) are read run by run, and a dense one
+// (a permutation of a contiguous block) as one flat block.
+template <typename T>
+bool ratio_same_layout(const TensorView& o, const TensorView& p, T floor, T largest, FlatAcc<T>& a) {
+  if (o.shape != p.shape || strides_of(o) != strides_of(p)) return false;
+  const std::vector<int64_t> st = strides_of(o);
+  // Dense: sorted by stride, each stride is the product of the sizes of the faster dimensions.
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of the dimensions of size > 1
+  for (size_t d = 0; d < o.shape.size(); ++d) {
+    if (st[d] < 0) return false;
+    if (o.shape[d] > 1) dims.emplace_back(st[d], o.shape[d]);
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = 1;
+  bool dense = true;
+  for (const auto& [stride, size] : dims) {
+    dense = dense && stride == expected;
+    expected *= size;
+  }
+  const int64_t n = o.numel();
+  if (dense) {  // a permutation of a contiguous block: every element of the block once
+    ratio_flat(static_cast<const T*>(o.data), static_cast<const T*>(p.data), n, floor, largest, a);
+    return true;
+  }
+  const char* obase = static_cast<const char*>(o.data);
+  const char* pbase = static_cast<const char*>(p.data);
+  o.for_each_run([&](const void* ptr, int64_t count) {
+    const ptrdiff_t off = static_cast<const char*>(ptr) - obase;
+    ratio_flat(static_cast<const T*>(ptr), reinterpret_cast<const T*>(pbase + off), count, floor, largest, a);
+  });
+  return true;
+}
+
+template <typename T>
+RatioStats ratio_stats_flat(const T* o, const T* p, int64_t n, T floor, T largest) {
+  FlatAcc<T> a;
+  ratio_flat(o, p, n, floor, largest, a);
   return finish_flat(a);
 }
 
@@ -152,9 +196,13 @@ RatioStats ratio_stats_as(const TensorView& o, const TensorView& p, double floor
   s.empty = n == 0;
   if (s.empty) return s;
   constexpr DType kSame = std::is_same<T, float>::value ? DType::kFloat32 : DType::kFloat64;
-  if (o.dtype == kSame && p.dtype == kSame && o.is_contiguous() && p.is_contiguous())
-    return ratio_stats_flat<T>(static_cast<const T*>(o.data), static_cast<const T*>(p.data), n, floor,
-                               a.largest());
+  if (o.dtype == kSame && p.dtype == kSame) {
+    if (o.is_contiguous() && p.is_contiguous())
+      return ratio_stats_flat<T>(static_cast<const T*>(o.data), static_cast<const T*>(p.data), n, floor,
+                                 a.largest());
+    FlatAcc<T> acc;
+    if (ratio_same_layout<T>(o, p, floor, a.largest(), acc)) return finish_flat(acc);
+  }
   ElementReader ro(o), rp(p);
   std::vector<T> bo(kBlock), bp(kBlock);
   T min_prod = std::numeric_limits<T>::infinity();

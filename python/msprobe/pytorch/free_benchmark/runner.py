@@ -18,10 +18,18 @@ _INPLACE_DUNDERS = frozenset(
                             "xor", "lshift", "rshift", "matmul"))
 
 
-def is_inplace(api_name):
-    """Tensor.add_, Torch.relu_, Tensor.__iadd__ ...: the API writes into its first argument."""
+def is_inplace(api_name, kwargs=None):
+    """Tensor.add_, Torch.relu_, Tensor.__iadd__, Tensor.__setitem__, or a call with inplace=True:
+    the API writes into its first argument."""
     short = api_name.rsplit(".", 1)[-1]
-    return (short.endswith("_") and not short.endswith("__")) or short in _INPLACE_DUNDERS
+    return ((short.endswith("_") and not short.endswith("__")) or short in _INPLACE_DUNDERS
+            or short == "__setitem__" or bool(kwargs and kwargs.get("inplace") is True))
+
+
+def never_rerun(api_name):
+    """Collectives (Distributed.*) are not run a second time: the other ranks would not take part,
+    and they write into their arguments."""
+    return api_name.startswith("Distributed.")
 
 
 def _copy_tensors(value):
@@ -160,10 +168,10 @@ class FuzzRunner:
             idx = session.api_pre(api_name, None, None)
             if idx >= 0:
                 name = f"{api_name}.{idx}." + ("backward" if self.backward else "forward")
-                if session.selects(name) and first_valid_index(args) >= 0:
+                if session.selects(name) and not never_rerun(api_name) and first_valid_index(args) >= 0:
                     rng = _Rng(args)
                     # What an in-place API really received, before it writes into it.
-                    saved = (_received(args), kwargs) if is_inplace(api_name) else None
+                    saved = (_received(args), kwargs) if is_inplace(api_name, kwargs) else None
         except Exception as e:  # noqa: BLE001  a fault of the probe: reported once, training goes on
             state.on_error(e, f"{api_name}.forward")
             idx = -1
