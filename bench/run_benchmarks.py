@@ -399,7 +399,9 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
       "The overflow_check benchmark: [bench/RESULTS_overflow.md](bench/RESULTS_overflow.md) "
       "(`bench/run_overflow_benchmarks.py`; its target rows are copied into the table below). "
       "The compare benchmark: [bench/RESULTS_compare.md](bench/RESULTS_compare.md) "
-      "(`bench/compare_bench.py`; its rows are copied into the table below too).")
+      "(`bench/compare_bench.py`; its rows are copied into the table below too). "
+      "The free_benchmark benchmark: [bench/RESULTS_free_benchmark.md](bench/RESULTS_free_benchmark.md) "
+      "(`bench/run_free_benchmark_bench.py`; its target rows are copied into the table below).")
     w("")
     w(f"- Date: {meta['date']} (wall time {meta['wall_min']:.0f} min). Command: "
       f"`{meta['argv']}`; reproduce with `python bench/run_benchmarks.py`.")
