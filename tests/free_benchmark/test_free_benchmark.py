@@ -243,3 +243,35 @@ def test_collectives_are_not_rerun():
     assert is_inplace("Tensor.add_") and is_inplace("Tensor.__iadd__") and is_inplace("Tensor.__setitem__")
     assert is_inplace("Functional.relu", {"inplace": True}) and not is_inplace("Functional.relu", {})
     assert not is_inplace("Tensor.__add__")
+
+
+def test_fix_to_cpu_gives_the_cpu_result(fresh_debugger, tmp_path):
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(64, 33, generator=g).to(torch.bfloat16)
+    better = torch.nn.functional.normalize(x.float(), dim=1).to(torch.bfloat16)
+    dbg = fresh_debugger(config_path=write_config(tmp_path, pert_mode="to_cpu", fuzz_device="cpu",
+                                                  handler_type="fix"))
+    dbg.start()
+    fixed = torch.nn.functional.normalize(x, dim=1)
+    dbg.stop()
+    assert fixed.dtype == torch.bfloat16 and torch.equal(fixed, better)
+
+
+def test_to_cpu_check_writes_one_row_per_call_without_max_rel(fresh_debugger, tmp_path):
+    # 256 + 1.5 is 258 in bf16 and 257.5 on the fp32 CPU run: every element off by the same
+    # 0.19%, under bf16's relative standard (2^-8) but far past the error balance (1e-4).
+    x = torch.full((8,), 256.0, dtype=torch.bfloat16)
+    dbg = fresh_debugger(config_path=write_config(tmp_path, pert_mode="to_cpu", fuzz_device="cpu"))
+    dbg.start()
+    y = torch.add(x, 1.5)
+    torch.add(x, 2.0)  # exact in bf16: not flagged
+    dbg.stop()
+    dbg.step()
+    assert y.tolist() == [258.0] * 8
+    got = rows(tmp_path)
+    assert [r["api_name"] for r in got] == ["Torch.add.0.forward"]
+    r = got[0]
+    assert (r["pert_mode"], r["max_rel"], r["output_index"]) == ("to_cpu", "", "")
+    assert (r["dtype"], r["shape"]) == ("torch.bfloat16", "torch.Size([8])")
+    summary = json.loads((tmp_path / "dump" / "free_benchmark_summary.json").read_text())
+    assert summary["apis"][0]["measure"] == "err_balance"
