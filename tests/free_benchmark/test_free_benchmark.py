@@ -275,3 +275,32 @@ def test_to_cpu_check_writes_one_row_per_call_without_max_rel(fresh_debugger, tm
     assert (r["dtype"], r["shape"]) == ("torch.bfloat16", "torch.Size([8])")
     summary = json.loads((tmp_path / "dump" / "free_benchmark_summary.json").read_text())
     assert summary["apis"][0]["measure"] == "err_balance"
+
+
+def test_only_the_configured_steps_are_checked(fresh_debugger, tmp_path):
+    cfg = {"task": "free_benchmark", "dump_path": str(tmp_path / "dump"), "level": "L1", "step": [1],
+           "free_benchmark": {"pert_mode": "bit_noise"}}
+    (tmp_path / "c.json").write_text(json.dumps(cfg))
+    dbg = fresh_debugger(config_path=str(tmp_path / "c.json"))
+    for _ in range(3):
+        dbg.start()
+        cancellation()
+        dbg.stop()
+        dbg.step()
+    assert [(r["step"], r["api_name"]) for r in rows(tmp_path)] == [("1", "Torch.sub.0.forward")]
+    assert sorted(p.name for p in (tmp_path / "dump").iterdir() if p.name.startswith("step")) == ["step1"]
+
+
+def test_task_argument_with_the_default_section(fresh_debugger, tmp_path):
+    """PrecisionDebugger(task="free_benchmark") on a config without the section: 1.2.1's defaults
+    (improve_precision, check), which re-run nothing in fp32 and flag fp16 trouble only."""
+    (tmp_path / "c.json").write_text(json.dumps({"task": "statistics", "dump_path": str(tmp_path / "dump")}))
+    dbg = fresh_debugger(config_path=str(tmp_path / "c.json"), task="free_benchmark")
+    assert dbg._instance.config.free_benchmark.pert_mode == "improve_precision"
+    dbg.start()
+    cancellation()
+    dbg.stop()
+    dbg.step()
+    assert rows(tmp_path) == []
+    summary = json.loads((tmp_path / "dump" / "free_benchmark_summary.json").read_text())
+    assert summary["checked_calls"] == 0 and summary["apis"] == []
