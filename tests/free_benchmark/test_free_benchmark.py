@@ -304,3 +304,20 @@ def test_task_argument_with_the_default_section(fresh_debugger, tmp_path):
     assert rows(tmp_path) == []
     summary = json.loads((tmp_path / "dump" / "free_benchmark_summary.json").read_text())
     assert summary["checked_calls"] == 0 and summary["apis"] == []
+
+
+@pytest.mark.parametrize("mode", ["no_change", "bit_noise"])
+def test_batch_norm_running_statistics_are_updated_once(fresh_debugger, tmp_path, mode):
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(16, 4, generator=g)
+    reference = torch.nn.BatchNorm1d(4)
+    bn = torch.nn.BatchNorm1d(4)
+    expected = reference(x)
+    dbg = fresh_debugger(config_path=write_config(tmp_path, pert_mode=mode))
+    dbg.start()
+    out = bn(x)
+    dbg.stop()
+    assert torch.equal(out, expected)
+    assert torch.equal(bn.running_mean, reference.running_mean)
+    assert torch.equal(bn.running_var, reference.running_var)
+    assert bn.num_batches_tracked.item() == 1

@@ -26,6 +26,16 @@ def is_inplace(api_name, kwargs=None):
             or short == "__setitem__" or bool(kwargs and kwargs.get("inplace") is True))
 
 
+# APIs that write into arguments other than their first: batch/instance norm in training mode
+# update the running statistics they are given.
+_WRITES_OTHER_ARGS = frozenset({"batch_norm", "instance_norm", "native_batch_norm", "_native_batch_norm_legit",
+                                "_batch_norm_impl_index"})
+
+
+def writes_other_args(api_name):
+    return api_name.rsplit(".", 1)[-1] in _WRITES_OTHER_ARGS
+
+
 def never_rerun(api_name):
     """Collectives (Distributed.*) are not run a second time: the other ranks would not take part,
     and they write into their arguments."""
@@ -171,7 +181,11 @@ class FuzzRunner:
                 if session.selects(name) and not never_rerun(api_name) and first_valid_index(args) >= 0:
                     rng = _Rng(args)
                     # What an in-place API really received, before it writes into it.
-                    saved = (_received(args), kwargs) if is_inplace(api_name, kwargs) else None
+                    if is_inplace(api_name, kwargs):
+                        saved = (_received(args), kwargs)
+                    elif writes_other_args(api_name):  # the second run gets its own running statistics
+                        saved = (tuple(args[:1]) + tuple(_copy_tensors(a) for a in args[1:]),
+                                 {k: _copy_tensors(v) for k, v in kwargs.items()})
         except Exception as e:  # noqa: BLE001  a fault of the probe: reported once, training goes on
             state.on_error(e, f"{api_name}.forward")
             idx = -1
