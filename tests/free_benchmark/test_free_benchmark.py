@@ -321,3 +321,18 @@ def test_batch_norm_running_statistics_are_updated_once(fresh_debugger, tmp_path
     assert torch.equal(bn.running_mean, reference.running_mean)
     assert torch.equal(bn.running_var, reference.running_var)
     assert bn.num_batches_tracked.item() == 1
+
+
+def test_step_folders_as_1_2_1_writes_them(fresh_debugger, tmp_path):
+    dbg = fresh_debugger(config_path=write_config(tmp_path, pert_mode="bit_noise"))
+    dbg.start()
+    cancellation()
+    dbg.stop()
+    dbg.step()
+    rank = tmp_path / "dump" / "step0" / "rank"
+    dump = json.loads((rank / "dump.json").read_text())
+    assert dump == {"task": "free_benchmark", "level": "L1", "framework": "pytorch",
+                    "dump_data_dir": str(rank / "dump_tensor_data"), "data": {}}
+    assert (rank / "dump_tensor_data").is_dir() and not any((rank / "dump_tensor_data").iterdir())
+    stack = json.loads((rank / "stack.json").read_text())
+    assert "Torch.sub.0.forward" in stack and json.loads((rank / "construct.json").read_text()) == {}

@@ -164,7 +164,7 @@ void DumpSession::open_step_files() {
   header += ",\n \"framework\": ";
   append_json_string(header, opt_.framework_name);
   header += ",\n \"dump_data_dir\": ";
-  if (tensor_task_ || overflow_) {
+  if (tensor_task_ || overflow_ || stack_only_) {  // 1.2.1 makes the folder for free_benchmark too (empty)
     tensor_dir_ = rank_dir_ + "/dump_tensor_data";
     make_dirs(tensor_dir_, "dump directory");
     // The original writes the directory as the user gave dump_path (relative stays relative).
