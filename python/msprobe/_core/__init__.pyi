@@ -194,6 +194,11 @@ class DumpSession:
         Tensors read late go through this DeviceRecorder (msprobe.core.device_recorder).
         """
 
+    def resolve(self) -> None:
+        """
+        Reads every deferred value now (before an in-place API changes its tensor).
+        """
+
     def flush(self) -> None: ...
 
     def api_pre(self, api: str, args: object | None, kwargs: object | None) -> int: ...
