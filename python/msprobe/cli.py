@@ -17,6 +17,7 @@ def _build_parser():
     _add_api_precision_compare(sub)
     _add_run_ut(sub)
     _add_compare(sub)
+    _add_op_generate(sub)
     from msprobe.core.report_cli import add_report_parser
     add_report_parser(sub)
     return p
@@ -40,6 +41,13 @@ def _add_compare(sub):
     m = sub.add_parser("merge_result", help="merge chosen metrics of the per-rank compare results")
     _merge_result_parser(m)
     _one_line_errors(m, "merge_result")
+
+
+def _add_op_generate(sub):
+    from msprobe.core.op_generate import _op_generator_parser
+    o = sub.add_parser("op_generate", help="one API call of a dump as a standalone reproduction script")
+    _op_generator_parser(o)
+    _one_line_errors(o, "op_generate")
 
 
 def _add_run_ut(sub):
@@ -92,6 +100,14 @@ def main(argv=None):
     if args.command == "report":
         from msprobe.core.report_cli import report_command
         return report_command(args)
+    if args.command == "op_generate":
+        if args.framework != "pytorch":
+            from msprobe.core import log
+            log.error("op_generate is a PyTorch command (msprobe 1.2.1 has no MindSpore op_generate): "
+                      "use msprobe -f pytorch op_generate ...")
+            return 1
+        from msprobe.core.op_generate import _run_operator_generate_commond
+        return _run_operator_generate_commond(args)
     if args.command in ("run_ut", "multi_run_ut"):
         from msprobe.pytorch.run_ut.cli_args import run_command
         return run_command(args.framework, args.command, args.run_ut_args)

@@ -3,6 +3,7 @@
 from collections.abc import Iterable, Mapping, Sequence
 
 from msprobe._core import (
+    opgen as opgen,
     reader as reader,
     report as report,
     runut as runut
