@@ -235,6 +235,7 @@ void bind_report_classes(nb::module_& m) {
       .ro("divergence_path", &CompareJobReport::divergence_path)
       .ro("report_path", &CompareJobReport::report_path)
       .ro("first_divergence", &CompareJobReport::first_divergence)
+      .ro("next_steps", &CompareJobReport::next_steps, "the first suspect's next step, one line ('' when none)")
       .ro("suspects", &CompareJobReport::suspects)
       .ro("rows", &CompareJobReport::rows)
       .ro("red_rows", &CompareJobReport::red_rows)

@@ -2,11 +2,13 @@
 #include "msprobe/opgen/op_config.h"
 
 #include <string_view>
+#include <utility>
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/input_file.h"
 #include "msprobe/base/output_dir.h"
 #include "msprobe/base/path.h"
+#include "msprobe/format/json_writer.h"
 
 namespace msprobe {
 namespace opgen {
@@ -80,6 +82,28 @@ OpConfig op_config_from_json(const JsonValue& doc) {
 OpConfig read_op_config(const std::string& path) {
   check_input_file(path, "-i");
   return op_config_from_json(parse_json_file(path));
+}
+
+std::string config_op_json(const OpConfig& c) {
+  std::string out;
+  JsonWriter w(out, 0, 4);
+  w.begin_object();
+  for (const auto& [key, value] :
+       {std::pair<const char*, const std::string*>{"dump_json_path", &c.dump_json_path},
+        {"api_name", &c.api_name},
+        {"extract_api_path", &c.extract_api_path},
+        {"propagation", &c.propagation},
+        {"data_mode", &c.data_mode}}) {
+    w.key(key);
+    w.string(*value);
+  }
+  w.key("random_seed");
+  w.integer(c.random_seed);
+  w.key("iter_times");
+  w.integer(c.iter_times);
+  w.end_object();
+  out += '\n';
+  return out;
 }
 
 }  // namespace opgen

@@ -47,6 +47,7 @@ struct CompareJobReport {
   std::string divergence_path;    // "" when nothing matched
   std::string report_path;        // "" when nothing matched or html_report is off
   std::string first_divergence;   // first_suspect_line(), "" when no suspect
+  std::string next_steps;         // next_steps_line() of the first suspect, "" when no suspect
   size_t suspects = 0;
   size_t rows = 0;
   size_t red_rows = 0, yellow_rows = 0;

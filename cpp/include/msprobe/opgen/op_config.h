@@ -37,5 +37,8 @@ OpConfig op_config_from_json(const JsonValue& doc);
 // Reads and checks config_op.json (FileError naming the file when it is not JSON).
 OpConfig read_op_config(const std::string& path);
 
+// config_op.json text (1.2.1's keys in its order, indent 4) for `c`; read_op_config reads it back.
+std::string config_op_json(const OpConfig& c);
+
 }  // namespace opgen
 }  // namespace msprobe

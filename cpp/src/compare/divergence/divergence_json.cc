@@ -51,6 +51,23 @@ void write_rows(JsonWriter& w, const std::vector<SuspectRow>& rows) {
   w.end_object();
 }
 
+void write_path(JsonWriter& w, const char* key, const std::string& path) {
+  w.key(key);
+  if (path.empty())
+    w.null();
+  else
+    w.string(path);
+}
+
+void write_next_steps(JsonWriter& w, const SuspectNextSteps& n) {
+  w.key("next_steps");
+  w.begin_object();
+  write_path(w, "redump_config_npu", n.redump_config_npu);
+  write_path(w, "redump_config_bench", n.redump_config_bench);
+  write_path(w, "config_op", n.config_op);
+  w.end_object();
+}
+
 const char* mode_name(CompareMode m) {
   switch (m) {
     case CompareMode::kTensor: return "tensor";
@@ -102,6 +119,7 @@ std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mo
     w.begin_array();
     for (const std::string& m : s.module_path) w.string(m);
     w.end_array();
+    if (!s.next_steps.empty()) write_next_steps(w, s.next_steps);
     w.end_object();
   }
   w.end_array();
@@ -210,6 +228,13 @@ std::vector<Suspect> parse_divergence_json(const std::string& text, const std::s
     s.outputs = rows_from(v.find("outputs"));
     s.stack = strings_from(v.find("stack"));
     s.module_path = strings_from(v.find("module_path"));
+    if (const JsonValue* n = v.find("next_steps")) {
+      auto path = [&](const char* key) {
+        const JsonValue* p = n->find(key);
+        return p && p->is_string() ? p->as_string() : std::string();
+      };
+      s.next_steps = {path("redump_config_npu"), path("redump_config_bench"), path("config_op")};
+    }
     out.push_back(std::move(s));
   }
   return out;

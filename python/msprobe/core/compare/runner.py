@@ -108,6 +108,8 @@ def _print_report(report, label=""):
         log.info(f"{prefix}The advisor summary is saved in: {report.advisor_path}")
     if report.first_divergence:
         log.warning(prefix + report.first_divergence)
+    if report.next_steps:
+        log.info(prefix + report.next_steps)
     if report.divergence_path:
         log.info(f"{prefix}First-divergence suspects ({report.suspects}) are saved in: "
                  f"{report.divergence_path}")
