@@ -6,7 +6,9 @@ always show).
 Usage:
     python fault_net.py DUMP_PATH --task statistics|tensor|md5 --level L1|mix
                         [--fault none|gelu_tanh|layernorm_eps|log_neg] [--fault-call K]
-                        [--noise REL] [--steps N] [--config CONFIG_JSON]
+                        [--noise REL] [--steps N] [--config CONFIG_JSON] [--log-near-one]
+--log-near-one takes the log of 1 + logits/1000 (in both runs, no fault): an ill-conditioned log
+whose output difference comes from its inputs (the replay verdict's "its inputs" case).
 --config dumps with that config.json (compare's scoped re-dump config, its dump_path taken from
 the working folder) instead of one made from --task/--level; DUMP_PATH is then unused.
 Prints "loss L" per step."""
@@ -84,6 +86,7 @@ def main():
     ap.add_argument("--noise", type=float, default=0.0)
     ap.add_argument("--steps", type=int, default=1)
     ap.add_argument("--config", default=None)
+    ap.add_argument("--log-near-one", action="store_true")
     a = ap.parse_args()
     seed_all(1234, mode=False)
     inject_fault(a.fault, a.fault_call)
@@ -114,7 +117,10 @@ def main():
         logits = model(ids)
         # Both runs take a log; with the fault its argument goes negative (nan from finite input).
         shift = 0.0 if a.fault == "log_neg" else 100.0
-        logits = torch.log(torch.add(logits, shift))
+        if a.log_near_one:
+            logits = torch.log(torch.add(torch.mul(logits, 1e-3), 1.0)) * 1e3
+        else:
+            logits = torch.log(torch.add(logits, shift))
         loss = F.cross_entropy(logits.reshape(-1, 50), target.reshape(-1))
         loss.backward()
         opt.step()

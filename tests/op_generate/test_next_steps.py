@@ -1,36 +1,14 @@
 """Every first-divergence suspect comes with its next step: compare writes, per suspect, a
 config.json per run that re-dumps just that call in tensor mode and (for APIs op_generate can
 replay) a config_op.json; divergence_*.json, the terminal and the HTML report point to them.
-The files are used here as a user would: the re-dump configs drive two more training runs of
-tests/compare/fault_net.py, those are compared, and op_generate runs on the new config_op.json."""
-import glob
+test_workflow.py uses the files as a user would."""
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from loop_helpers import compare, train
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FAULT_NET = os.path.join(os.path.dirname(HERE), "compare", "fault_net.py")
 FAULT = ["--fault", "gelu_tanh", "--fault-call", "2", "--noise", "1e-7"]
-
-
-def train(*args, cwd=None):
-    subprocess.run([sys.executable, FAULT_NET, *args], check=True, capture_output=True, timeout=300, cwd=cwd)
-
-
-def compare(npu_json, bench_json, out):
-    cfg = os.path.join(os.path.dirname(out), os.path.basename(out) + "_compare.json")
-    with open(cfg, "w") as f:
-        json.dump({"npu_path": npu_json, "bench_path": bench_json}, f)
-    r = subprocess.run([sys.executable, "-m", "msprobe.cli", "-f", "pytorch", "compare", "-i", cfg, "-o", out],
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
-    (div,) = glob.glob(os.path.join(out, "divergence_*.json"))
-    (page,) = glob.glob(os.path.join(out, "compare_report_*.html"))
-    with open(div) as f, open(page) as p:
-        return json.load(f), r.stderr, p.read()
 
 
 @pytest.fixture(scope="module")
@@ -72,32 +50,3 @@ def test_every_suspect_carries_its_files(statistics_compare):
             f"{first['redump_config_npu']}") in log
     assert f"op_generate -i {first['config_op']}" in log
     assert first["config_op"] in page and first["redump_config_npu"] in page
-
-
-def test_the_loop_with_the_written_files(statistics_compare, tmp_path):
-    """Scoped tensor re-dump of both runs, compare again, op_generate on the new suspect."""
-    root, div, _, _ = statistics_compare
-    steps = div["suspects"][0]["next_steps"]
-    train("unused", "--config", steps["redump_config_bench"], cwd=str(tmp_path))
-    train("unused", "--config", steps["redump_config_npu"], *FAULT, cwd=str(tmp_path))
-    with open(steps["redump_config_npu"]) as f:
-        npu_dump = os.path.join(str(tmp_path), json.load(f)["dump_path"], "step0", "rank", "dump.json")
-    with open(steps["redump_config_bench"]) as f:
-        bench_dump = os.path.join(str(tmp_path), json.load(f)["dump_path"], "step0", "rank", "dump.json")
-    with open(npu_dump) as f:
-        assert sorted(json.load(f)["data"]) == ["Functional.gelu.2.backward", "Functional.gelu.2.forward"]
-    div2, _, _ = compare(npu_dump, bench_dump, str(tmp_path / "out2"))
-    assert div2["compare_mode"] == "tensor"
-    first = div2["suspects"][0]
-    assert first["name"] == "Functional.gelu.2.forward"
-    with open(first["next_steps"]["config_op"]) as f:
-        assert json.load(f)["data_mode"] == "real_data"
-    out = os.path.dirname(first["next_steps"]["config_op"])
-    r = subprocess.run([sys.executable, "-m", "msprobe.cli", "-f", "pytorch", "op_generate", "-i",
-                        first["next_steps"]["config_op"], "-o", out], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    script = os.path.join(out, "Functional.gelu.2.forward.py")
-    run = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
-    assert run.returncode == 0, run.stderr
-    assert run.stdout.splitlines()[-1] == "verdict: pass"  # torch's own gelu on both sides here

@@ -14,6 +14,7 @@
 #include "msprobe/compare/mapping_yaml.h"
 #include "msprobe/jobs/compare_output_names.h"
 #include "msprobe/jobs/suspect_next_steps.h"
+#include "msprobe/jobs/suspect_replay.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/compared_rank.h"
 
@@ -42,6 +43,8 @@ void write_divergence_and_report(const CompareJob& job, report::ComparedRank& c,
   report->first_divergence = first_suspect_line(c.suspects);
   if (!c.suspects.empty())
     report->advisor.first_divergence = c.suspects.front().name + ": " + c.suspects.front().reason;
+  replay_suspects(&c.suspects, job);
+  if (!c.suspects.empty()) report->replay = replay_line(c.suspects.front());
   NextStepsInput next;
   next.framework = job.framework;
   next.npu_json = job.npu_json;

@@ -952,6 +952,14 @@ class CompareJobReport:
     def first_divergence(self) -> str: ...
 
     @property
+    def next_steps(self) -> str:
+        """the first suspect's next step, one line ('' when none)"""
+
+    @property
+    def replay(self) -> str:
+        """the first suspect's replay verdict, one line ('' when not replayed)"""
+
+    @property
     def suspects(self) -> int: ...
 
     @property
@@ -1058,7 +1066,7 @@ class MergeReport:
     @property
     def infos(self) -> list[str]: ...
 
-def compare_job(framework: str, npu_json: str, bench_json: str, output_dir: str, suffix: str = '', stack_json: object | None = None, stack_mode: bool = False, auto_analyze: bool = True, fuzzy_match: bool = False, timestamp: str = '', threads: int = 0, progress: object | None = None, name_mapper: NameMapper | None = None, save_data_mapping: bool = False, html_report: bool = True) -> CompareJobReport:
+def compare_job(framework: str, npu_json: str, bench_json: str, output_dir: str, suffix: str = '', stack_json: object | None = None, stack_mode: bool = False, auto_analyze: bool = True, fuzzy_match: bool = False, timestamp: str = '', threads: int = 0, progress: object | None = None, name_mapper: NameMapper | None = None, save_data_mapping: bool = False, html_report: bool = True, replay: object | None = None) -> CompareJobReport:
     """
     Compares one rank and writes its xlsx (and advisor), divergence json and HTML report; returns the report.
     """

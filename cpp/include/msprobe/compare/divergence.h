@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "msprobe/compare/compare_table.h"
+#include "msprobe/compare/replay_verdict.h"
 
 namespace msprobe {
 namespace compare {
@@ -59,6 +60,7 @@ struct Suspect {
   std::vector<std::string> stack;        // user's stack lines (NPU side)
   std::vector<std::string> module_path;  // outermost module first, from construct.json
   SuspectNextSteps next_steps;
+  SuspectReplay replay;  // "the API or its inputs?" (tensor dumps of both runs, PyTorch APIs)
 };
 
 // The suspects of one compared rank, ranked best first.

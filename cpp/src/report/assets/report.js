@@ -187,6 +187,12 @@
     }
     return h + '</div>';
   }
+  // "The API or its inputs?": the float64 replay of the suspect on each run's own inputs.
+  function replayVerdict(s) {
+    const r = s.replay || [];
+    if (!r[1]) return '';
+    return '<div class="replay">' + (r[0] ? '<b>Replay: ' + esc(r[0]) + '</b> &mdash; ' : 'Replay: ') + esc(r[1]) + '</div>';
+  }
   function renderSuspects() {
     const box = $('suspects');
     if (DATA.kind !== 'compare') {
@@ -204,7 +210,7 @@
       const where = DATA.parts.length > 1 ? ' <span class="badge">' + esc(DATA.parts[s.part] ? DATA.parts[s.part].label : 'rank ' + s.rank) + '</span>' : '';
       h += '<li><a class="node-link" data-part="' + s.part + '" data-entry="' + s.entry + '">' + esc(s.name) + '</a>' +
         where + (s.tier === 0 ? ' <span class="badge">clear</span>' : '') + '<br><span class="hint">' + esc(s.reason) +
-        ' (input error ' + num(s.inputError) + ', output error ' + num(s.outputError) + ')</span>' + nextSteps(s) +
+        ' (input error ' + num(s.inputError) + ', output error ' + num(s.outputError) + ')</span>' + replayVerdict(s) + nextSteps(s) +
         (s.stack.length ? '<details><summary class="hint">stack</summary><pre class="stack">' + esc(s.stack.join('\n')) + '</pre></details>' : '') +
         '</li>';
     });
@@ -513,7 +519,7 @@
     if (p.suspectOf.has(e)) {
       const s = p.raw.suspects[p.suspectOf.get(e)];
       h += '<div class="sus"><b>Suspect #' + (p.suspectOf.get(e) + 1) + '</b>: ' + esc(s.reason) + '<br><span class="hint">input error ' + num(s.inputError) +
-        ', output error ' + num(s.outputError) + ', amplification ' + num(s.amplification) + '</span>' + nextSteps(s) + '</div>';
+        ', output error ' + num(s.outputError) + ', amplification ' + num(s.amplification) + '</span>' + replayVerdict(s) + nextSteps(s) + '</div>';
     }
     const rows = Array.from(p.rowList.subarray(p.rowStart[e], p.rowStart[e + 1]));
     if (rows.length) {
