@@ -36,6 +36,30 @@ debugger.step()
 """
 
 
+HALF_CODE = """
+import json, sys, torch
+import torch.nn.functional as F
+from msprobe.pytorch import PrecisionDebugger
+out = sys.argv[2]
+cfg = {"task": "tensor", "dump_path": out, "rank": [], "step": [], "level": "L1",
+       "tensor": {"scope": [], "list": [], "data_mode": ["all"]}}
+with open(out + ".json", "w") as f:
+    json.dump(cfg, f)
+debugger = PrecisionDebugger(config_path=out + ".json")
+torch.manual_seed(0)
+x = torch.randn(8, 16).half().requires_grad_()
+w = torch.randn(16, 4).bfloat16()
+debugger.start()
+y = torch.matmul(x, x.t())
+z = F.gelu(w)
+i = torch.argmax(y, dim=1)
+e = torch.exp(w.float())
+y.sum().backward()
+debugger.stop()
+debugger.step()
+"""
+
+
 def run_cli(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "msprobe.cli", *args], capture_output=True, text=True,
                           timeout=120, cwd=cwd)
@@ -54,10 +78,11 @@ def dumps(tmp_path_factory):
     """{task: dump.json} of one training step of tests/dump_models.ProbeTestNet at L1."""
     root = tmp_path_factory.mktemp("op_generate_dumps")
     out = {}
-    for task in ("tensor", "statistics"):
+    for task in ("tensor", "statistics", "half"):
         path = str(root / task)
         env = dict(os.environ, PYTHONPATH=TESTS + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        subprocess.run([sys.executable, "-c", DUMP_CODE, task, path], check=True, capture_output=True,
+        code = HALF_CODE if task == "half" else DUMP_CODE
+        subprocess.run([sys.executable, "-c", code, task, path], check=True, capture_output=True,
                        timeout=300, env=env)
         out[task] = os.path.join(path, "step0", "rank", "dump.json")
     return out
@@ -79,12 +104,15 @@ def generate(tmp_path, **fields):
     return r, out
 
 
-CALLS = [  # (api, propagation): keyword tensors, list arguments, Tensor methods, backward
+CALLS = [  # (api, propagation): keyword tensors, list arguments, Tensor methods, in-place, backward
     ("Functional.linear.5", "forward"),
     ("Functional.linear.5", "backward"),
     ("Torch.tanh.0", "backward"),
     ("Tensor.__mul__.0", "forward"),
     ("Torch.cat.0", "forward"),
+    ("Torch.cat.0", "backward"),  # tensors inside a list (1.2.1: `inputs` of grad() is empty)
+    ("Tensor.add_.0", "backward"),  # in-place on an input (1.2.1: a leaf used in an in-place op)
+    ("Tensor.__getitem__.1", "forward"),
     ("Functional.pad.0", "forward"),
 ]
 
@@ -167,6 +195,48 @@ def test_verdict_error_when_the_device_result_is_off(tmp_path, dumps):
         "\nAPI = lambda *a, **k: torch.nn.functional.linear(*a, **k) * (1.01 if a[0].dtype == torch.float32 else 1)\n"))
     lines = run_script(str(script), cwd=str(tmp_path))
     assert lines[-1] == "verdict: error", "\n".join(lines)
+
+
+HALF_CALLS = ["Torch.matmul.0", "Functional.gelu.0", "Torch.argmax.0", "Torch.exp.0", "Functional.linear.5"]
+
+
+@pytest.mark.parametrize("api", HALF_CALLS)
+def test_verdict_agrees_with_run_ut(tmp_path, dumps, api):
+    """The script's readable torch check gives run_ut's status (our C++, checked against 1.2.1 in
+    tests/test_check_metrics.py) on the same outputs: float16, bfloat16, float32, integers; and
+    the ULP / absolute-threshold numbers of the API's standard."""
+    dump = dumps["tensor" if api == "Functional.linear.5" else "half"]
+    r, out = generate(tmp_path, dump_json_path=dump, api_name=api, data_mode="real_data")
+    assert r.returncode == 0, r.stderr
+    check = f"""
+import importlib.util, json, torch
+from msprobe import _core
+spec = importlib.util.spec_from_file_location("repro", {str(out / (api + ".forward.py"))!r})
+repro = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(repro)
+args, kwargs, grads = repro.make_inputs()
+dev = repro.run(*repro.copy_tensors((args, kwargs, grads), lambda t: t.clone()))
+bench = repro.run(*repro.copy_tensors((args, kwargs, grads),
+                                      lambda t: t.to(repro.HIGHER_PRECISION.get(t.dtype, t.dtype), copy=True)))
+verdict, metrics = repro.judge(dev, bench)
+if dev.is_floating_point():
+    d64, b64 = dev.detach().double(), bench.detach().double()
+    eps = 2 ** -8 if dev.dtype == torch.bfloat16 else torch.finfo(bench.dtype).eps
+    verdict = repro.run_ut_check(d64, b64, dev.dtype, eps)[0]
+ours = _core.compare_output({api.split(".")[1]!r}, bench.detach(), dev.detach())
+print(json.dumps({{"script": verdict, "metrics": metrics, "run_ut": ours["status"], "values": ours["values"],
+                   "standard": ours["standard"], "script_standard": repro.STANDARD}}))
+"""
+    got = json.loads(subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, check=True,
+                                    timeout=120).stdout)
+    assert {"pass": "pass", "Warning": "warning", "error": "error"}[got["run_ut"]] == got["script"], got
+    standard = got["script_standard"]
+    assert standard == got["standard"] or (standard == "benchmark" and got["standard"] == "accumulative_error_compare")
+    compared = [key for key in ("max_ulp_err", "mean_ulp_err", "ulp_err_proportion", "rel_err_ratio", "abs_err_ratio")
+                if key in got["metrics"] and got["values"].get(key) is not None]
+    for key in compared:
+        assert got["metrics"][key] == pytest.approx(got["values"][key], rel=1e-3, abs=1e-12), key
+    assert bool(compared) == (standard in ("ulp_compare", "absolute_threshold")), (standard, compared)
 
 
 def test_1_2_1_module_path(tmp_path, dumps):
