@@ -5,6 +5,7 @@
 #include <string>
 
 #include "msprobe/jobs/op_generate.h"
+#include "record_class.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -12,14 +13,14 @@ using namespace nb::literals;
 void bind_opgen(nb::module_& root) {
   using namespace msprobe::opgen;
   nb::module_ m = root.def_submodule("opgen", "op_generate: one API of a dump as a standalone script");
-  nb::class_<OpGenerateResult>(m, "OpGenerateResult", "What op_generate wrote.")
-      .def_ro("script_path", &OpGenerateResult::script_path)
-      .def_ro("api_name", &OpGenerateResult::api_name)
-      .def_ro("api_entry", &OpGenerateResult::api_entry)
-      .def_ro("extract_api_path", &OpGenerateResult::extract_api_path)
-      .def_ro("extracted", &OpGenerateResult::extracted)
-      .def_ro("tensor_data", &OpGenerateResult::tensor_data)
-      .def_ro("standard", &OpGenerateResult::standard);
+  msprobe::RecordClass<OpGenerateResult>(m, "OpGenerateResult", "What op_generate wrote.")
+      .ro("script_path", &OpGenerateResult::script_path)
+      .ro("api_name", &OpGenerateResult::api_name)
+      .ro("api_entry", &OpGenerateResult::api_entry)
+      .ro("extract_api_path", &OpGenerateResult::extract_api_path)
+      .ro("extracted", &OpGenerateResult::extracted)
+      .ro("tensor_data", &OpGenerateResult::tensor_data)
+      .ro("standard", &OpGenerateResult::standard);
   m.def(
       "run_op_generate",
       [](const std::string& config_path, const std::string& output_dir, const std::string& template_path) {
