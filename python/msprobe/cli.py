@@ -72,6 +72,15 @@ def _add_api_precision_compare(sub):
     a.error = one_line_error
 
 
+def _pytorch_only(args, note=""):
+    """False after one error line when a PyTorch command is run with -f mindspore."""
+    if args.framework == "pytorch":
+        return True
+    from msprobe.core import log
+    log.error(f"{args.command} is a PyTorch command{note}: use msprobe -f pytorch {args.command} ...")
+    return False
+
+
 def main(argv=None):
     args = _build_parser().parse_args(argv)
     if args.command is None:
@@ -84,10 +93,7 @@ def main(argv=None):
         from msprobe.core.repair import repair_command
         return repair_command(args.dump_path)
     if args.command == "api_precision_compare":
-        from msprobe.core import log
-        if args.framework != "pytorch":
-            log.error("api_precision_compare is a PyTorch command: use msprobe -f pytorch "
-                      "api_precision_compare ...")
+        if not _pytorch_only(args):
             return 1
         from msprobe.core.api_precision_compare import _api_precision_compare_command
         return _api_precision_compare_command(args)
@@ -101,10 +107,7 @@ def main(argv=None):
         from msprobe.core.report_cli import report_command
         return report_command(args)
     if args.command == "op_generate":
-        if args.framework != "pytorch":
-            from msprobe.core import log
-            log.error("op_generate is a PyTorch command (msprobe 1.2.1 has no MindSpore op_generate): "
-                      "use msprobe -f pytorch op_generate ...")
+        if not _pytorch_only(args, " (msprobe 1.2.1 has no MindSpore op_generate)"):
             return 1
         from msprobe.core.op_generate import _run_operator_generate_commond
         return _run_operator_generate_commond(args)
