@@ -1,23 +1,24 @@
 """grad_probe for PyTorch: debugger.monitor(model) and GradComparator against the ORIGINAL 1.2.1's
-files (tests/fixtures/grad_probe_1.2.1, made by make_original_fixtures.py), training unchanged,
+files (tests/fixtures/grad_probe_1.2.1, made by make_grad_fixtures.py), training unchanged,
 bad input, and the first step where two runs' gradient directions part."""
-import csv
 import json
-import math
 import os
-import re
 import sys
 
-import numpy as np
 import pytest
 from conftest import TESTS_DIR, run_python
-from tolerances import ORIGINAL_RTOL, close, kernel_rtol
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NET = os.path.join(HERE, "grad_net.py")
 FIXTURES = os.path.join(TESTS_DIR, "fixtures", "grad_probe_1.2.1")
 sys.path.insert(0, HERE)
-from make_original_fixtures import CASES, config_of  # noqa: E402
+from grad_checks import (  # noqa: E402
+    assert_files_as_original,
+    assert_similarities_as_original,
+    digests,
+    files_under,
+)
+from make_grad_fixtures import CASES, config_of  # noqa: E402
 
 
 def run_net(work, case, *extra, env=None):
@@ -27,61 +28,12 @@ def run_net(work, case, *extra, env=None):
     return run_python(NET, "--config", "config.json", *extra, cwd=str(work), env=env)
 
 
-def digests(stdout):
-    """{step: (loss, gradient digest)} from grad_net.py's lines."""
-    return {int(m[1]): (m[2], m[3]) for m in re.finditer(r"^step (\d+) loss (\S+) grads (\w+)$", stdout, re.M)}
-
-
-def read_csv(path):
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        return list(csv.reader(f))
-
-
-def files_under(root):
-    return sorted(os.path.relpath(os.path.join(d, n), root) for d, _, names in os.walk(root) for n in names)
-
-
-def assert_float_close(ours, golden, what):
-    o, g = float(ours), float(golden)
-    tol = max(ORIGINAL_RTOL, kernel_rtol("float32"))
-    assert math.isclose(o, g, rel_tol=tol) or close(o, g, "float32"), f"{what}: {ours} vs {golden}"
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_files_as_original(tmp_path, case):
     ours = run_net(tmp_path, case).stdout
-    golden_dir = os.path.join(FIXTURES, case, "out")
     with open(os.path.join(FIXTURES, case, "stdout.txt")) as f:
-        golden_steps = digests(f.read())
-    our_steps = digests(ours)
-    assert files_under(tmp_path / "out") == files_under(golden_dir)
-    for rel in files_under(golden_dir):
-        step = int(re.search(r"(?:grad_summary_|step)(\d+)", rel)[1])
-        exact = our_steps[step][1] == golden_steps[step][1]   # the same gradients, bit for bit
-        ours_path, golden_path = os.path.join(tmp_path, "out", rel), os.path.join(golden_dir, rel)
-        if rel.endswith(".npy"):
-            a, b = np.load(ours_path, allow_pickle=False), np.load(golden_path, allow_pickle=False)
-            assert a.dtype == b.dtype == np.bool_ and a.shape == b.shape
-            if exact:
-                assert open(ours_path, "rb").read() == open(golden_path, "rb").read(), rel
-            continue
-        with open(ours_path, "rb") as f:
-            assert f.read(3) == b"\xef\xbb\xbf"  # utf-8-sig, as 1.2.1 writes it
-        rows, golden = read_csv(ours_path), read_csv(golden_path)
-        assert rows[0] == golden[0], rel
-        assert [r[0] for r in rows] == [r[0] for r in golden]
-        header = golden[0]
-        for row, grow in zip(rows[1:], golden[1:]):
-            assert len(row) == len(grow)
-            for name, a, b in zip(header, row, grow):
-                if name in ("param_name", "shape"):
-                    assert a == b, (rel, name)
-                elif name == "MD5" or not exact and (name.startswith("(") or name == "=0"):
-                    assert not exact or a == b, (rel, name)
-                elif name in ("max", "min") or name.startswith("(") or name == "=0":
-                    assert a == b if exact else close(float(a), float(b), "float32"), (rel, name, a, b)
-                else:   # norm: torch's float32 reduction against our double one
-                    assert_float_close(a, b, f"{rel} {grow[0]} {name}")
+        golden = f.read()
+    assert_files_as_original(str(tmp_path / "out"), os.path.join(FIXTURES, case, "out"), ours, golden)
 
 
 def test_training_unchanged(tmp_path):
@@ -104,13 +56,7 @@ def test_compare_names_the_first_divergent_step(tmp_path):
     run_net(tmp_path / "a", "L2")
     run_net(tmp_path / "b", "L2", "--perturb-step", "3")
     r = run_python(NET, "--compare", "a/out", "b/out", "result", cwd=str(tmp_path))
-    golden = os.path.join(FIXTURES, "compare", "result")
-    assert files_under(tmp_path / "result") == sorted(files_under(golden) + ["rank0/grad_divergence.json"])
-    ours_csv = read_csv(tmp_path / "result" / "rank0" / "similarities.csv")
-    golden_csv = read_csv(os.path.join(golden, "rank0", "similarities.csv"))
-    assert [r[0] for r in ours_csv] == [r[0] for r in golden_csv]
-    for row, grow in zip(ours_csv, golden_csv):
-        assert row == grow   # agreement shares: exact while the gradients' signs are
+    assert_similarities_as_original(str(tmp_path / "result"), os.path.join(FIXTURES, "compare", "result"))
     with open(tmp_path / "result" / "rank0" / "grad_divergence.json") as f:
         div = json.load(f)
     assert div["first_divergent_step"] == 3
