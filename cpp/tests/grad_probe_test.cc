@@ -12,6 +12,7 @@
 #include "msprobe/grad/grad_step_writer.h"
 #include "msprobe/grad/grad_summary.h"
 #include "msprobe/jobs/grad_compare_job.h"
+#include "msprobe/report/grad_report.h"
 #include "msprobe/stats/md5.h"
 #include "tensor_views.h"
 #include "test_files.h"
@@ -163,6 +164,20 @@ TEST(GradCompare, SimilaritiesAndFirstDivergence) {
     EXPECT_STREQ(e.what(), "no matched steps for comparison, please dump data in same configuration");
   }
   EXPECT_EQ(matched_numbered_dirs(root + "/run0", root + "/run1", "rank"), (std::vector<int64_t>{0}));
+  EXPECT_THROW(matched_numbered_dirs(root + "/run0", root + "/none", "rank"), FileError);
+
+  // The csv reads back as it was computed, and the page shows the divergence.
+  GradSimilarities back = read_similarities_csv(out.csv_path);
+  EXPECT_EQ(back.steps, s.steps);
+  EXPECT_EQ(back.names, s.names);
+  EXPECT_EQ(back.values, s.values);
+  EXPECT_TRUE(report::is_grad_compare_output(root + "/out"));
+  EXPECT_FALSE(report::is_grad_compare_output(root + "/run0"));
+  const std::string page = report::render_grad_report(root + "/out");
+  EXPECT_NE(page.find("<h2>rank0</h2>"), std::string::npos);
+  EXPECT_NE(page.find("<svg"), std::string::npos);
+  EXPECT_NE(page.find("gradient directions part first at step 2: w 0.7500 (was 1.0000)"), std::string::npos);
+  EXPECT_THROW(report::render_grad_report(root + "/run0"), InvalidInput);
 }
 
 }  // namespace

@@ -126,3 +126,22 @@ def test_other_tasks_ignore_monitor_and_grad_probe_ignores_start(tmp_path, fresh
     model(torch.ones(1, 2)).sum().backward()
     opt.step()
     assert (tmp_path / "out" / "rank0" / "grad_summary_0.csv").exists()
+
+
+def test_distributed_compare_and_report(tmp_path):
+    import shutil
+    for run, extra in (("a", ()), ("b", ("--perturb-step", "3"))):
+        run_net(tmp_path / run, "L2", *extra)
+        shutil.copytree(tmp_path / run / "out" / "rank0", tmp_path / run / "out" / "rank1")
+    os.makedirs(tmp_path / "a" / "out" / "rank7")   # only in one run: not compared
+    r = run_python(NET, "--compare", "a/out", "b/out", "result", cwd=str(tmp_path))
+    assert "the following ranks will be compared: [0, 1]" in r.stderr
+    for rank in ("rank0", "rank1"):
+        assert (tmp_path / "result" / rank / "similarities.csv").exists()
+        assert (tmp_path / "result" / rank / "similarities_picture" / "summary_similarities.png").stat().st_size > 0
+    assert not (tmp_path / "result" / "rank7").exists()
+    r = run_python("import sys; from msprobe.cli import main; sys.exit(main())", "report", "result",
+                   "-o", "page.html", cwd=str(tmp_path))
+    page = (tmp_path / "page.html").read_text()
+    assert page.count("<svg") == 2 and "<h2>rank1</h2>" in page
+    assert "gradient directions part first at step 3: fc1.weight" in page

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "msprobe/base/error.h"
@@ -117,6 +118,40 @@ std::string similarities_csv(const GradSimilarities& s) {
     check::append_csv_row(out, row);
   }
   return out;
+}
+
+GradSimilarities read_similarities_csv(const std::string& path) {
+  const check::CsvTable t = check::CsvTable::read_file(path);
+  MSPROBE_CHECK(!t.header().empty() && t.header()[0] == "step", FileError,
+                path + ": not a similarities.csv (its first column is not \"step\")");
+  GradSimilarities s;
+  for (size_t c = 1; c < t.header().size(); ++c) {
+    const std::string cell(t.header()[c]);
+    char* end = nullptr;
+    const long long step = std::strtoll(cell.c_str(), &end, 10);
+    MSPROBE_CHECK(!cell.empty() && *end == '\0', FileError, path + ": step \"" + cell + "\" is not a number");
+    s.steps.push_back(step);
+  }
+  for (size_t r = 0; r < t.num_rows(); ++r) {
+    const std::string_view* name = t.cell(r, 0);
+    if (!name) continue;
+    s.names.emplace_back(*name);
+    std::vector<double> values;
+    std::vector<char> empty;
+    for (size_t c = 1; c <= s.steps.size(); ++c) {
+      const std::string_view* v = t.cell(r, c);
+      const std::string text = v ? std::string(*v) : "";
+      char* end = nullptr;
+      const double d = std::strtod(text.c_str(), &end);
+      MSPROBE_CHECK(!text.empty() && *end == '\0', FileError,
+                    path + ": line " + std::to_string(t.row_line(r)) + ": \"" + text + "\" is not a number");
+      values.push_back(d);
+      empty.push_back(text == "0");
+    }
+    s.values.push_back(std::move(values));
+    s.empty.push_back(std::move(empty));
+  }
+  return s;
 }
 
 GradDivergence find_grad_divergence(const GradSimilarities& s, double first_step_min, double max_drop) {

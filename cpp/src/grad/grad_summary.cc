@@ -30,41 +30,81 @@ double round_to(DType t, double v) {
   }
 }
 
+// Per-lane accumulators: kLanes independent chains, so that the compiler vectorises the block
+// loops (a single running max or sum would be one long dependency chain). Counts within a block
+// fit the lane integer (kBlock elements), and are added to the totals after each block.
+constexpr int kLanes = 16;
+
 template <typename T>
 struct Pass {
-  T mx = -std::numeric_limits<T>::infinity();
-  T mn = std::numeric_limits<T>::infinity();
-  double sumsq = 0;
+  using Count = typename std::conditional<sizeof(T) == 4, int32_t, int64_t>::type;
+  T mx[kLanes], mn[kLanes];
+  double sq[kLanes] = {};
   int64_t nan = 0, zeros = 0;
   std::vector<T> bounds;
   std::vector<int64_t> above;  // above[j]: non-NaN elements > bounds[j]
 
+  Pass() {
+    for (int k = 0; k < kLanes; ++k) {
+      mx[k] = -std::numeric_limits<T>::infinity();
+      mn[k] = std::numeric_limits<T>::infinity();
+    }
+  }
+
   void block(const T* x, int64_t n, uint8_t* dir) {
-    T bmx = mx, bmn = mn;
-    double s = 0;
-    int64_t bnan = 0, bzero = 0;
-    for (int64_t i = 0; i < n; ++i) {
+    Count cn[kLanes] = {}, cz[kLanes] = {};
+    const int64_t full = n - n % kLanes;
+    for (int64_t i = 0; i < full; i += kLanes) {
+      for (int k = 0; k < kLanes; ++k) {
+        const T v = x[i + k];
+        mx[k] = v > mx[k] ? v : mx[k];
+        mn[k] = v < mn[k] ? v : mn[k];
+        sq[k] += (double)v * (double)v;
+        cn[k] += (Count)(v != v);
+        cz[k] += (Count)(v == 0);
+      }
+    }
+    for (int64_t i = full; i < n; ++i) {
       const T v = x[i];
-      bmx = v > bmx ? v : bmx;
-      bmn = v < bmn ? v : bmn;
-      s += (double)v * (double)v;
-      bnan += v != v;
-      bzero += v == 0;
+      mx[0] = v > mx[0] ? v : mx[0];
+      mn[0] = v < mn[0] ? v : mn[0];
+      sq[0] += (double)v * (double)v;
+      cn[0] += (Count)(v != v);
+      cz[0] += (Count)(v == 0);
+    }
+    for (int k = 0; k < kLanes; ++k) {
+      nan += cn[k];
+      zeros += cz[k];
     }
     if (dir) {
-      for (int64_t i = 0; i < n; ++i) dir[i] = x[i] > 0;
+      for (int64_t i = 0; i < n; ++i) dir[i] = (uint8_t)(x[i] > 0);
     }
     for (size_t j = 0; j < bounds.size(); ++j) {
       const T b = bounds[j];
-      int64_t c = 0;
-      for (int64_t i = 0; i < n; ++i) c += x[i] > b;
-      above[j] += c;
+      Count c[kLanes] = {};
+      for (int64_t i = 0; i < full; i += kLanes)
+        for (int k = 0; k < kLanes; ++k) c[k] += (Count)(x[i + k] > b);
+      int64_t total = 0;
+      for (int64_t i = full; i < n; ++i) total += x[i] > b;
+      for (int k = 0; k < kLanes; ++k) total += c[k];
+      above[j] += total;
     }
-    mx = bmx;
-    mn = bmn;
-    sumsq += s;
-    nan += bnan;
-    zeros += bzero;
+  }
+
+  T max() const {
+    T m = mx[0];
+    for (int k = 1; k < kLanes; ++k) m = mx[k] > m ? mx[k] : m;
+    return m;
+  }
+  T min() const {
+    T m = mn[0];
+    for (int k = 1; k < kLanes; ++k) m = mn[k] < m ? mn[k] : m;
+    return m;
+  }
+  double sumsq() const {
+    double t = 0;
+    for (int k = 0; k < kLanes; ++k) t += sq[k];
+    return t;
   }
 };
 
@@ -109,9 +149,9 @@ GradSummary run(const TensorView& g, const GradSummaryOptions& o, uint8_t* dir) 
     out.max = out.min = nan;
     out.norm = 0;
   } else {
-    out.max = p.nan ? nan : (double)p.mx;
-    out.min = p.nan ? nan : (double)p.mn;
-    out.norm = p.nan ? nan : round_to(g.dtype, std::sqrt(p.sumsq));
+    out.max = p.nan ? nan : (double)p.max();
+    out.min = p.nan ? nan : (double)p.min();
+    out.norm = p.nan ? nan : round_to(g.dtype, std::sqrt(p.sumsq()));
   }
   if (o.distribution) {
     const size_t k = p.bounds.size();

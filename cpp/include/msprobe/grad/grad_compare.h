@@ -30,6 +30,8 @@ GradSimilarities compare_rank_dirs(const std::string& rank_dir1, const std::stri
 
 // similarities.csv as 1.2.1 writes it (a "step" header row, then one row per name).
 std::string similarities_csv(const GradSimilarities& s);
+// Reads a similarities.csv back (ours or 1.2.1's). Throws FileError naming the file.
+GradSimilarities read_similarities_csv(const std::string& path);
 
 // The first step where, for some parameter, the similarity is below `first_step_min` at the first
 // step or has dropped by more than `max_drop` since the step before (1.2.1's rule of thumb, docs
