@@ -7,15 +7,18 @@ RESULTS_grad.json (generated, never edited by hand; BENCHMARKS.md shows the JSON
 
 Workload: bench/grad_step.py (bench/gpt_step.py's GPT-style decoder, 3.7 M parameters, AdamW,
 every step recorded). Ours runs in --ours-python (default: this interpreter, with this tree's
-msprobe installed or on PYTHONPATH), the original in its own virtual environment. Processes
-interleave as in run_benchmarks.py (key order rotates per repetition, package order alternates
-per key); ratios are against the "none" step of the same interpreter. Target: the original's
-overhead (ratio - 1) at L2 at least 5x ours. Raw per-process JSON and logs:
+msprobe installed or on PYTHONPATH), the original in its own virtual environment. Each process
+runs `grad_step.py --paired`: the probe is on in every other step and off in the others, so that
+both see the same load of this shared machine; the ratio is median probe-on step / median
+probe-off step, pooled over the processes of a package. Processes interleave as in
+run_benchmarks.py (package order alternates). Target: the original's overhead (ratio - 1) at L2
+at least 5x ours. Raw per-process JSON and logs:
 build/bench-results/grad-<timestamp>/.
 """
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 
@@ -28,7 +31,7 @@ GRAD_STEP = os.path.join(HERE, "grad_step.py")
 RESULTS_JSON = os.path.join(HERE, "RESULTS_grad.json")
 RESULTS_MD = os.path.join(HERE, "RESULTS_grad.md")
 OVERHEAD_FACTOR = 5.0
-OURS_STEPS, ORIG_STEPS = (2, 10), (1, 6)
+OURS_STEPS, ORIG_STEPS = (2, 16), (2, 10)   # warmup, timed (half of them probe-on)
 
 
 def main():
@@ -43,7 +46,7 @@ def main():
     args = ap.parse_args()
     os.makedirs(os.path.join(args.results_dir, "logs"), exist_ok=True)
     started, load_start = time.time(), rb.load_average()
-    keys = ["none"] + args.levels.split(",")
+    keys = args.levels.split(",")
     pythons = {"ours": args.ours_python, "original": args.orig_python}
     results = []
     for rep, pkg, key in rb.interleaved(keys, ["ours", "original"], args.reps):
@@ -51,28 +54,42 @@ def main():
         out = os.path.join(args.results_dir, tag + ".json")
         work = os.path.join(args.results_dir, "work-" + tag)
         warmup, steps = OURS_STEPS if pkg == "ours" else ORIG_STEPS
-        cmd = [pythons[pkg], GRAD_STEP, "--mode", key, "--steps", str(steps), "--warmup", str(warmup),
-               "--dump-dir", work, "--out", out]
+        cmd = [pythons[pkg], GRAD_STEP, "--mode", key, "--paired", "--steps", str(steps), "--warmup",
+               str(warmup), "--dump-dir", work, "--out", out]
         rb.log(tag)
-        r = rb.run_step_process(cmd, rb.clean_env(), tag, out, work, HERE, args, pkg, key != "none")
+        r = rb.run_step_process(cmd, rb.clean_env(), tag, out, work, HERE, args, pkg, True)
         if r is not None:
             r.update(pkg=pkg, key=key)
             results.append(r)
-    groups = rb.summarize(results)
+    groups = {}
+    for r in results:
+        g = groups.setdefault((r["pkg"], r["key"]), {"on": [], "off": [], "on_cpu": [], "off_cpu": []})
+        g["on"] += r["step_times_s"]
+        g["off"] += r["off_times_s"]
+        g["on_cpu"] += r["step_cpu_s"]
+        g["off_cpu"] += r["off_cpu_s"]
+
+    def ratio(pkg, key, kind=""):
+        g = groups.get((pkg, key))
+        if not g or not g["on" + kind] or not g["off" + kind]:
+            return None
+        return statistics.median(g["on" + kind]) / statistics.median(g["off" + kind])
+
     targets, lines = [], []
-    for key in keys[1:]:
-        ro, rg = rb.ratio(groups, "ours", key), rb.ratio(groups, "original", key)
-        co, cg = (rb.ratio(groups, "ours", key, "cpu_median"), rb.ratio(groups, "original", key, "cpu_median"))
+    for key in keys:
+        ro, rg = ratio("ours", key), ratio("original", key)
+        co, cg = ratio("ours", key, "_cpu"), ratio("original", key, "_cpu")
         ok = None if ro is None or rg is None else (rg - 1) >= OVERHEAD_FACTOR * max(ro - 1, 1e-9)
-        measured = (f"{rb.factor(ro, rg)} (ours +{(ro - 1) * 100:.0f}%, original +{(rg - 1) * 100:.0f}%)"
-                    if ok is not None else "n/a")
-        cpu = f"{rb.factor(co, cg)}" if co and cg else "n/a"
+        measured = (f"{rb.factor(ro, rg)} (ours {(ro - 1) * 100:+.1f}%, original {(rg - 1) * 100:+.1f}%; "
+                    "probe on/off in alternate steps)" if ok is not None else "n/a")
+        cpu = (f"{rb.factor(co, cg)} (ours {(co - 1) * 100:+.1f}%, original {(cg - 1) * 100:+.1f}%)"
+               if co and cg else "n/a")
         targets.append({"name": f"grad_probe {key}: overhead (ratio − 1) original / ours", "measured": measured,
                         "cpu": cpu, "limit": f"≥ {OVERHEAD_FACTOR:.0f}", "ok": ok})
     meta = rb.run_meta("bench/run_grad_benchmarks.py", started, load_start)
     with open(RESULTS_JSON, "w") as f:
         json.dump({"date": meta["date"], "commit": meta["commit"], "targets": targets,
-                   "ratios": {f"{p}/{k}": rb.ratio(groups, p, k) for (p, k) in groups}}, f, indent=1)
+                   "ratios": {f"{p}/{k}": ratio(p, k) for (p, k) in groups}}, f, indent=1)
     lines += ["# grad_probe benchmark", "",
               "Generated by `bench/run_grad_benchmarks.py`; do not edit by hand, rerun instead.", ""]
     lines += rb.date_and_machine_lines(meta)
@@ -81,20 +98,28 @@ def main():
               f"`{rb.shown_path(args.orig_python)}`.",
               "- Workload (`bench/grad_step.py`): GPT-style decoder of `bench/gpt_step.py` (3.7 M parameters), "
               "AdamW, task grad_probe with every parameter and every step recorded, bounds [-1, 0, 1], "
-              "one thread. Timed step: forward, backward, `optimizer.step()` (where the pre-step hook runs).",
+              "one thread. Timed step: forward, backward, `optimizer.step()` (where the pre-step hook runs); "
+              "the probe is on in every other step (`--paired`).",
               f"- {args.reps} processes per (package, mode); warmup/timed steps per process: ours "
               f"{OURS_STEPS[0]}/{OURS_STEPS[1]}, original {ORIG_STEPS[0]}/{ORIG_STEPS[1]}.", "",
               "| Target | Measured (wall) | CPU time | Limit | Result |", "|---|---|---|---|---|"]
     for t in targets:
         res = "n/a" if t["ok"] is None else ("PASS" if t["ok"] else "**FAIL**")
         lines.append(f"| {t['name']} | {t['measured']} | {t['cpu']} | {t['limit']} | {res} |")
-    lines += ["", "| Mode | ours median s | ours ratio | original median s | original ratio "
-              "| timed steps ours, original |", "|---|---|---|---|---|---|"]
+    lines += ["", "| Mode | ours on / off median s | ours ratio | original on / off median s | original ratio "
+              "| probe-on steps ours, original |", "|---|---|---|---|---|---|"]
+
+    def cells(pkg, key):
+        g = groups.get((pkg, key))
+        if not g:
+            return "n/a", "n/a"
+        return (f"{statistics.median(g['on']):.3f} / {statistics.median(g['off']):.3f}",
+                rb.fmt(ratio(pkg, key)))
     for key in keys:
-        o, g = groups.get(("ours", key)), groups.get(("original", key))
-        lines.append(f"| {key} | {rb.fmt(o and o['median'])} | {rb.fmt(rb.ratio(groups, 'ours', key))} | "
-                     f"{rb.fmt(g and g['median'])} | {rb.fmt(rb.ratio(groups, 'original', key))} | "
-                     f"{o['steps'] if o else 0}, {g['steps'] if g else 0} |")
+        (oc, orr), (gc, grr) = cells("ours", key), cells("original", key)
+        n_o = len(groups.get(("ours", key), {}).get("on", []))
+        n_g = len(groups.get(("original", key), {}).get("on", []))
+        lines.append(f"| {key} | {oc} | {orr} | {gc} | {grr} | {n_o}, {n_g} |")
     with open(RESULTS_MD, "w") as f:
         f.write("\n".join(lines) + "\n")
     rb.log(f"wrote {rb.shown_path(RESULTS_MD)} and {rb.shown_path(RESULTS_JSON)}")

@@ -1,6 +1,6 @@
 // Bindings of grad_probe (cpp/include/msprobe/grad, jobs/grad_compare_job.h). Results cross as
 // typed classes; the work runs with the GIL released.
-//   GradStepWriter(config, dump_path, rank, capitalized_header=False)
+//   GradStepWriter(config, dump_path, rank)
 //       .write_step(step, names, grads) -> GradStepFiles     one call per optimizer step
 //   grad_matched_dirs(dir1, dir2, prefix) -> [int]
 //   grad_compare(rank_dir1, rank_dir2, out_dir) -> GradCompareOutput
@@ -46,8 +46,8 @@ void bind_grad(nb::module_& m) {
 
   nb::class_<GradStepWriter>(m, "GradStepWriter",
                              "grad_probe's files of one rank: grad_summary_{step}.csv and step{step}/*.npy.")
-      .def(nb::init<const msprobe::GradProbeConfig&, std::string, int64_t, bool>(), "config"_a, "dump_path"_a,
-           "rank"_a, "capitalized_header"_a = false)
+      .def(nb::init<const msprobe::GradProbeConfig&, std::string, int64_t>(), "config"_a, "dump_path"_a,
+           "rank"_a)
       .def("header", &GradStepWriter::header, "The csv header row.")
       .def_prop_ro("rank_dir", &GradStepWriter::rank_dir)
       .def("write_step", &write_step, "step"_a, "names"_a, "grads"_a,

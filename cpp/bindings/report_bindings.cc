@@ -12,8 +12,8 @@
 #include "msprobe/jobs/pair_report.h"
 #include "msprobe/report/check_report.h"
 #include "msprobe/report/compare_report.h"
-#include "msprobe/report/grad_report.h"
 #include "msprobe/report/dump_report.h"
+#include "msprobe/report/grad_report.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -167,7 +167,8 @@ void bind_report(nb::module_& root) {
         nb::gil_scoped_release release;
         return msprobe::report::render_grad_report(path, title);
       },
-      "path"_a, "title"_a = "", "The page of a GradComparator output: similarity along the steps, first divergence.");
+      "path"_a, "title"_a = "",
+      "The page of a GradComparator output: similarity along the steps, first divergence.");
   m.def(
       "write_report_file",
       [](const std::string& path, const std::string& html) {

@@ -124,8 +124,6 @@ TEST(GradStepWriter, FilesAsOriginal) {
   c.grad_level = "L0";
   EXPECT_EQ(GradStepWriter(c, dir, 1).header(),
             (std::vector<std::string>{"param_name", "MD5", "max", "min", "norm", "shape"}));
-  EXPECT_EQ(GradStepWriter(c, dir, 1, true).header(),
-            (std::vector<std::string>{"Param_name", "Max", "Min", "Norm", "Shape"}));
 }
 
 TEST(GradCompare, SimilaritiesAndFirstDivergence) {

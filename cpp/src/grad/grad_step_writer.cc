@@ -37,12 +37,8 @@ void check_param_name(const std::string& name) {
 
 }  // namespace
 
-GradStepWriter::GradStepWriter(const GradProbeConfig& config, std::string dump_path, int64_t rank,
-                               bool capitalized_header)
-    : level_(config.grad_level),
-      bounds_(config.bounds),
-      bound_labels_(config.bound_labels),
-      capitalized_(capitalized_header) {
+GradStepWriter::GradStepWriter(const GradProbeConfig& config, std::string dump_path, int64_t rank)
+    : level_(config.grad_level), bounds_(config.bounds), bound_labels_(config.bound_labels) {
   MSPROBE_CHECK(level_ == "L0" || level_ == "L1" || level_ == "L2", InvalidInput,
                 "\"grad_probe.grad_level\" must be one of L0, L1, L2, got \"" + level_ + "\"");
   if (bound_labels_.size() != bounds_.size()) {
@@ -55,8 +51,8 @@ GradStepWriter::GradStepWriter(const GradProbeConfig& config, std::string dump_p
 }
 
 std::vector<std::string> GradStepWriter::header() const {
-  std::vector<std::string> h{capitalized_ ? "Param_name" : "param_name"};
-  if (level_ == "L0" && !capitalized_) h.push_back("MD5");
+  std::vector<std::string> h{"param_name"};
+  if (level_ == "L0") h.push_back("MD5");
   if (level_ == "L2") {
     const size_t k = bound_labels_.size();
     for (size_t i = 0; i < k; ++i) {
@@ -66,11 +62,7 @@ std::vector<std::string> GradStepWriter::header() const {
     if (k) h.push_back("(" + bound_labels_[k - 1] + ", inf)");
     h.push_back("=0");
   }
-  for (const char* c : {"max", "min", "norm", "shape"}) {
-    std::string name = c;
-    if (capitalized_) name[0] = (char)(name[0] - 'a' + 'A');
-    h.push_back(name);
-  }
+  for (const char* c : {"max", "min", "norm", "shape"}) h.push_back(c);
   return h;
 }
 
@@ -81,7 +73,7 @@ GradStepFiles GradStepWriter::write_step(int64_t step, const std::vector<std::st
   GradStepFiles files;
   make_dirs(rank_dir_, "grad_probe dump_path");
   GradSummaryOptions opt;
-  opt.md5 = level_ == "L0" && !capitalized_;
+  opt.md5 = level_ == "L0";
   opt.distribution = level_ == "L2";
   opt.bounds = bounds_;
   const bool directions = level_ != "L0";

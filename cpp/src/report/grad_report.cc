@@ -62,36 +62,37 @@ std::string chart(const RankPart& p) {
   auto y = [&](double v) { return top + (h - top - bottom) * (1.0 - (v - lo) / (1.0 - lo)); };
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(w, "%.0f") + "\" height=\"" +
                     num(h, "%.0f") + "\" role=\"img\" aria-label=\"similarity along steps\">\n";
-  svg += "<rect x=\"" + num(left) + "\" y=\"" + num(top) + "\" width=\"" + num(w - left - right) + "\" height=\"" +
-         num(h - top - bottom) + "\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n";
+  svg += "<rect x=\"" + num(left) + "\" y=\"" + num(top) + "\" width=\"" + num(w - left - right) +
+         "\" height=\"" + num(h - top - bottom) + "\" fill=\"#fafafa\" stroke=\"#ccc\"/>\n";
   for (int i = 0; i <= 4; ++i) {
     const double v = lo + (1.0 - lo) * i / 4;
-    svg += "<line x1=\"" + num(left) + "\" x2=\"" + num(w - right) + "\" y1=\"" + num(y(v)) + "\" y2=\"" + num(y(v)) +
-           "\" stroke=\"#e5e5e5\"/><text x=\"" + num(left - 6) + "\" y=\"" + num(y(v) + 4) +
+    svg += "<line x1=\"" + num(left) + "\" x2=\"" + num(w - right) + "\" y1=\"" + num(y(v)) + "\" y2=\"" +
+           num(y(v)) + "\" stroke=\"#e5e5e5\"/><text x=\"" + num(left - 6) + "\" y=\"" + num(y(v) + 4) +
            "\" text-anchor=\"end\" font-size=\"11\">" + num(v, "%.3g") + "</text>\n";
   }
   const size_t ticks = std::min<size_t>(s.steps.size(), 12);
   for (size_t i = 0; i < ticks; ++i) {
     const int64_t step = s.steps[ticks > 1 ? i * (s.steps.size() - 1) / (ticks - 1) : 0];
-    svg += "<text x=\"" + num(x(step)) + "\" y=\"" + num(h - bottom + 16) + "\" text-anchor=\"middle\" font-size=\"11\">" +
-           std::to_string(step) + "</text>\n";
+    svg += "<text x=\"" + num(x(step)) + "\" y=\"" + num(h - bottom + 16) +
+           "\" text-anchor=\"middle\" font-size=\"11\">" + std::to_string(step) + "</text>\n";
   }
   svg += "<text x=\"" + num(left + (w - left - right) / 2) + "\" y=\"" + num(h - 6) +
          "\" text-anchor=\"middle\" font-size=\"12\">step</text>\n";
   if (p.d.found) {
-    svg += "<line x1=\"" + num(x(p.d.step)) + "\" x2=\"" + num(x(p.d.step)) + "\" y1=\"" + num(top) + "\" y2=\"" +
-           num(h - bottom) + "\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n";
+    svg += "<line x1=\"" + num(x(p.d.step)) + "\" x2=\"" + num(x(p.d.step)) + "\" y1=\"" + num(top) +
+           "\" y2=\"" + num(h - bottom) + "\" stroke=\"#d62728\" stroke-dasharray=\"4 3\"/>\n";
   }
   for (size_t i = 0; i < s.names.size(); ++i) {
     const bool summary = i + 1 == s.names.size();
     std::string points;
-    for (size_t j = 0; j < s.steps.size(); ++j) points += num(x(s.steps[j])) + "," + num(y(s.values[i][j])) + " ";
+    for (size_t j = 0; j < s.steps.size(); ++j)
+      points += num(x(s.steps[j])) + "," + num(y(s.values[i][j])) + " ";
     const std::string color = summary ? "#000" : kColors[i % 10];
     svg += "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" + (summary ? "2.5" : "1.2") +
            "\" points=\"" + points + "\"><title>" + escape(s.names[i]) + "</title></polyline>\n";
     if (s.steps.size() == 1) {
-      svg += "<circle cx=\"" + num(x(s.steps[0])) + "\" cy=\"" + num(y(s.values[i][0])) + "\" r=\"3\" fill=\"" + color +
-             "\"/>\n";
+      svg += "<circle cx=\"" + num(x(s.steps[0])) + "\" cy=\"" + num(y(s.values[i][0])) +
+             "\" r=\"3\" fill=\"" + color + "\"/>\n";
     }
   }
   return svg + "</svg>\n";
@@ -100,8 +101,8 @@ std::string chart(const RankPart& p) {
 std::string rank_section(const RankPart& p) {
   std::string out = "<section>\n";
   if (!p.label.empty()) out += "<h2>" + escape(p.label) + "</h2>\n";
-  out += std::string("<p class=\"") + (p.d.found ? "bad" : "good") + "\">" + escape(grad::divergence_line(p.d)) +
-         "</p>\n";
+  out += std::string("<p class=\"") + (p.d.found ? "bad" : "good") + "\">" +
+         escape(grad::divergence_line(p.d)) + "</p>\n";
   out += chart(p);
   out += "<p class=\"legend\">";
   for (size_t i = 0; i < p.s.names.size(); ++i) {
@@ -116,7 +117,8 @@ std::string rank_section(const RankPart& p) {
     out += "<tr><td>" + escape(p.s.names[i]) + "</td>";
     for (size_t j = 0; j < p.s.steps.size(); ++j) {
       bool flagged = false;
-      for (const GradDivergence::Param& q : p.d.params) flagged |= q.name == p.s.names[i] && p.s.steps[j] == p.d.step;
+      for (const GradDivergence::Param& q : p.d.params)
+        flagged |= q.name == p.s.names[i] && p.s.steps[j] == p.d.step;
       out += std::string(flagged ? "<td class=\"bad\">" : "<td>") + num(p.s.values[i][j], "%.4f") + "</td>";
     }
     out += "</tr>\n";
@@ -155,10 +157,12 @@ std::string render_grad_report(const std::string& path, const std::string& title
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + escape(heading) +
       "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;"
       "font-size:12px;margin:8px 0 24px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}"
-      "td:first-child{text-align:left}.bad{color:#b00;font-weight:bold}.good{color:#070}.legend span{margin-right:"
+      "td:first-child{text-align:left}.bad{color:#b00;font-weight:bold}.good{color:#070}.legend "
+      "span{margin-right:"
       "12px;font-size:12px}</style></head><body>\n<h1>" +
       escape(heading) + "</h1>\n<p>" + escape(path) + " &mdash; generated " + timestamp_now() +
-      ". A parameter's similarity is the share of its gradient's elements whose direction (&gt; 0 or not) is the "
+      ". A parameter's similarity is the share of its gradient's elements whose direction (&gt; 0 or not) is "
+      "the "
       "same in both runs; summary weighs the parameters by size. Directions part where a similarity is below "
       "0.97 at the first step or drops by more than 0.03 from one step to the next (1.2.1's rule of "
       "thumb).</p>\n";

@@ -569,7 +569,7 @@ class GradStepWriter:
     grad_probe's files of one rank: grad_summary_{step}.csv and step{step}/*.npy.
     """
 
-    def __init__(self, config: GradProbeConfig, dump_path: str, rank: int, capitalized_header: bool = False) -> None: ...
+    def __init__(self, config: GradProbeConfig, dump_path: str, rank: int) -> None: ...
 
     def header(self) -> list[str]:
         """The csv header row."""

@@ -22,10 +22,8 @@ struct GradStepFiles {
 
 class GradStepWriter {
  public:
-  // `capitalized_header`: the header of 1.2.1's MindSpore static-graph files ("Param_name", "Max",
-  // "Min", "Norm", "Shape"), else its PyTorch and PyNative one (lower case, L0's "MD5" column).
-  GradStepWriter(const GradProbeConfig& config, std::string dump_path, int64_t rank,
-                 bool capitalized_header = false);
+  // Makes dump_path (mode 0750) if needed; the files go to dump_path/rank{rank}.
+  GradStepWriter(const GradProbeConfig& config, std::string dump_path, int64_t rank);
 
   // The header row of grad_summary_{step}.csv (without the BOM).
   std::vector<std::string> header() const;
@@ -42,7 +40,6 @@ class GradStepWriter {
   std::vector<double> bounds_;
   std::vector<std::string> bound_labels_;
   std::string rank_dir_;
-  bool capitalized_;
 };
 
 }  // namespace grad
