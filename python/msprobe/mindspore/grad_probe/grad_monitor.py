@@ -61,6 +61,8 @@ class GradientMonitor:
         self.rank = 0
         self.failed = False
         self.handles = []
+        if os.path.isdir(config.dump_path):
+            log.warning("The output_path exists, the data will be covered.")   # 1.2.1's words
         self.writer = _core.GradStepWriter(config.grad_probe, config.dump_path, 0)
 
     def monitor(self, opt):

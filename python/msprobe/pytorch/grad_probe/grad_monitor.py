@@ -7,6 +7,8 @@ Gradients in accelerator memory reach the host in one transfer per device and dt
 concatenated on the device and copied once, and the core reads views of that copy. CPU gradients
 are read where they are (zero copy). MSPROBE_FORCE_DEVICE_PATH=1 sends CPU gradients through the
 accelerator's way too (a testing aid, core/device_path.py)."""
+import os
+
 import torch
 from torch.optim.optimizer import register_optimizer_step_pre_hook
 
@@ -64,6 +66,8 @@ class GradientMonitor:
         self.failed = False
         log.info(f"target rank {list(config.rank)}")
         log.info(f"target step {list(config.step)}")
+        if os.path.exists(config.dump_path):
+            log.warning(f"the file in {config.dump_path} will be recoverd")   # 1.2.1's words
         # Made now, as 1.2.1 does; the files of a step replace earlier ones of the same name.
         self.writer = _core.GradStepWriter(gp, config.dump_path, 0)
 
