@@ -8,8 +8,12 @@ Host gradients are read where they are (asnumpy is a view of a CPU tensor; bfloa
 DLPack). Gradients on an accelerator reach the host in one transfer per dtype: concatenated on the
 device, copied once (MSPROBE_FORCE_DEVICE_PATH=1 sends CPU gradients that way too, a testing aid).
 
-Static graph mode (mindspore.GRAPH_MODE): 1.2.1 compiles the statistics into the optimizer with
-TensorDump; this version records the gradients in PyNative only and says so (docs/grad_probe.md)."""
+Static graph mode (mindspore.GRAPH_MODE): cell hooks do not run, so the optimizer's own Python
+call is wrapped instead (its class is swapped for a subclass of the same name whose __call__
+records the gradients, then calls the original): an optimizer that the training script calls
+is recorded as in PyNative. One compiled into a larger graph (a TrainOneStepCell) is never called
+from Python; stop() says so when no step was seen. (1.2.1 compiles TensorDump into the optimizer
+instead, which does not compile on MindSpore 2.10's CPU; docs/grad_probe.md.)"""
 import os
 import shutil
 
@@ -61,6 +65,9 @@ class GradientMonitor:
         self.rank = 0
         self.failed = False
         self.handles = []
+        self.wrapped = []      # (optimizer, its class) wrapped in static graph mode
+        self.graph_mode = False
+        self.said_nothing = False
         if os.path.isdir(config.dump_path):
             log.warning("The output_path exists, the data will be covered.")   # 1.2.1's words
         self.writer = _core.GradStepWriter(config.grad_probe, config.dump_path, 0)
@@ -81,18 +88,43 @@ class GradientMonitor:
             log.warning(f"Delete existing path {save_dir}.")
             shutil.rmtree(save_dir)
         if ms.get_context("mode") == ms.GRAPH_MODE:
-            log.warning("grad_probe: static graph mode (mindspore.GRAPH_MODE) is not supported by this "
-                        "version; no gradient is recorded (run the optimizer in PyNative mode)")
+            self.graph_mode = True
+            self._wrap_call(opt)
             return
         self.handles.append(opt.register_forward_pre_hook(self._hook))
 
+    def _wrap_call(self, opt):
+        """Static graph mode: the optimizer's Python call records its gradients first."""
+        cls = type(opt)
+        if getattr(cls, "_msprobe_grad_probe", False):
+            return
+        monitor = self
+
+        def __call__(self, *args, **kwargs):
+            if args:
+                monitor._hook(self, args)
+            return cls.__call__(self, *args, **kwargs)
+
+        opt.__class__ = type(cls.__name__, (cls,), {"__call__": __call__, "_msprobe_grad_probe": True,
+                                                    "__module__": cls.__module__, "__doc__": cls.__doc__})
+        self.wrapped.append((opt, cls))
+
     def stop(self):
-        """Nothing to finish: every step's files are complete when the optimizer runs."""
+        """Every step's files are complete when the optimizer runs; in static graph mode, says
+        when no optimizer call was seen."""
+        if self.graph_mode and self.step == 0 and not self.said_nothing:
+            self.said_nothing = True
+            log.warning("grad_probe: no optimizer step was recorded: in static graph mode it records an "
+                        "optimizer that the training script calls, not one compiled into a larger graph "
+                        "(a TrainOneStepCell)")
 
     def remove(self):
         for h in self.handles:
             h.remove()
         self.handles = []
+        for opt, cls in self.wrapped:
+            opt.__class__ = cls
+        self.wrapped = []
 
     def _hook(self, cell, inputs):
         if self.failed:
