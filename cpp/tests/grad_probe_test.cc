@@ -80,6 +80,10 @@ TEST(GradSummary, Md5OfFloat32BytesAndDirection) {
   EXPECT_EQ(sd.md5, mf.hex_digest());
   EXPECT_EQ(sd.max, 3.0);
   EXPECT_EQ(sd.min, 0.0);
+  std::vector<double> third{1.0 / 3};  // float64 values are reported as float32, as 1.2.1 does
+  GradSummary st = summarize_gradient(view_of(third, DType::kFloat64), o, nullptr);
+  EXPECT_EQ(st.max, (double)(float)(1.0 / 3));
+  EXPECT_EQ(st.norm, (double)(float)(1.0 / 3));
 }
 
 TEST(GradSummary, EmptyAndUnsupported) {

@@ -2,11 +2,13 @@
 files (tests/fixtures/grad_probe_1.2.1, made by make_grad_fixtures.py), training unchanged,
 bad input, and the first step where two runs' gradient directions part."""
 import json
+import math
 import os
 import sys
 
 import pytest
 from conftest import TESTS_DIR, run_python
+from tolerances import kernel_rtol
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NET = os.path.join(HERE, "grad_net.py")
@@ -145,3 +147,45 @@ def test_distributed_compare_and_report(tmp_path):
     page = (tmp_path / "page.html").read_text()
     assert page.count("<svg") == 2 and "<h2>rank1</h2>" in page
     assert "gradient directions part first at step 3: fc1.weight" in page
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64"])
+def test_half_and_double_gradients_as_original_computes_them(tmp_path, fresh_debugger, dtype):
+    """1.2.1's formulas (grad_stat_csv.py), evaluated here with torch: MD5 of grad.float()'s bytes,
+    max/min in the dtype, norm = torch.norm in the dtype, shares from torch.bucketize against
+    float32 bounds; direction grad > 0."""
+    import hashlib
+
+    import numpy as np
+    import torch
+    from grad_checks import read_csv
+    bounds = [-0.5, 0, 0.25]
+    for level in ("L0", "L2"):
+        cfg = {"task": "grad_probe", "dump_path": f"./{level}", "grad_probe": {"grad_level": level, "bounds": bounds}}
+        with open(tmp_path / "config.json", "w") as f:
+            json.dump(cfg, f)
+        fresh_debugger._reset_for_tests()
+        debugger = fresh_debugger("config.json")
+        model = torch.nn.Linear(64, 33).to(getattr(torch, dtype))
+        debugger.monitor(model)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x = torch.randn(8, 64, generator=torch.Generator().manual_seed(3)).to(getattr(torch, dtype))
+        model(x).pow(2).sum().backward()
+        grad = model.weight.grad.clone()
+        opt.step()
+        rows = read_csv(tmp_path / level / "rank0" / "grad_summary_0.csv")
+        row = dict(zip(rows[0], rows[1]))
+        assert row["param_name"] == "weight" and row["shape"] == "[33, 64]"
+        assert float(row["max"]) == grad.max().float().item() and float(row["min"]) == grad.min().float().item()
+        norm = torch.norm(grad).float().item()
+        assert math.isclose(float(row["norm"]), norm, rel_tol=4 * kernel_rtol(dtype)), (row["norm"], norm)
+        if level == "L0":
+            assert row["MD5"] == hashlib.md5(grad.float().numpy().tobytes()).hexdigest()
+            continue
+        g = grad.float() if dtype == "bfloat16" else grad
+        buckets = torch.bucketize(g, torch.Tensor(bounds))
+        n = grad.numel()
+        want = [(buckets == i).sum().item() / n for i in range(len(bounds) + 1)] + [(grad == 0).sum().item() / n]
+        assert [float(row[k]) for k in rows[0][1:6]] == want
+        direction = np.load(tmp_path / level / "rank0" / "step0" / "weight.npy")
+        assert (direction == (grad > 0).numpy()).all()

@@ -20,10 +20,10 @@ namespace {
 
 constexpr int64_t kBlock = 2048;
 
-// Rounds a double to the gradient's dtype and back (what 1.2.1's torch reduction returns).
+// Rounds a double to the gradient's dtype and back (what 1.2.1's torch reduction returns), then to
+// float32 (1.2.1 reports every value through .float()).
 double round_to(DType t, double v) {
   switch (t) {
-    case DType::kFloat64: return v;
     case DType::kFloat16: return half_to_float(float_to_half((float)v));
     case DType::kBFloat16: return bf16_to_float(float_to_bf16((float)v));
     default: return (double)(float)v;
@@ -149,8 +149,8 @@ GradSummary run(const TensorView& g, const GradSummaryOptions& o, uint8_t* dir) 
     out.max = out.min = nan;
     out.norm = 0;
   } else {
-    out.max = p.nan ? nan : (double)p.max();
-    out.min = p.nan ? nan : (double)p.min();
+    out.max = p.nan ? nan : (double)(float)p.max();  // float64: float32, as 1.2.1's .float()
+    out.min = p.nan ? nan : (double)(float)p.min();
     out.norm = p.nan ? nan : round_to(g.dtype, std::sqrt(p.sumsq()));
   }
   if (o.distribution) {

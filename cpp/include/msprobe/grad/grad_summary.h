@@ -21,8 +21,9 @@ struct GradSummaryOptions {
 
 struct GradSummary {
   std::string md5;  // 32 hex digits when asked
-  // As 1.2.1 reports them: in the gradient's dtype (NaN when any element is NaN), then widened.
-  // The norm is accumulated in double and rounded once to the dtype. Empty gradient: NaN, NaN, 0.
+  // As 1.2.1 reports them: in the gradient's dtype (NaN when any element is NaN), then as float32
+  // (its .float()). The norm is accumulated in double and rounded once to the dtype (then to
+  // float32). Empty gradient: NaN, NaN, 0.
   double max = 0, min = 0, norm = 0;
   // bounds.size() + 1 interval shares, then the share of zeros (-0.0 included). Empty: all 0.
   std::vector<double> distribution;
