@@ -8,6 +8,7 @@
 #include "msprobe/base/error.h"
 #include "msprobe/check/csv_table.h"
 #include "msprobe/format/npy_reader.h"
+#include "msprobe/format/py_value.h"
 #include "msprobe/grad/grad_compare.h"
 #include "msprobe/grad/grad_step_writer.h"
 #include "msprobe/grad/grad_summary.h"
@@ -86,6 +87,18 @@ TEST(GradSummary, Md5OfFloat32BytesAndDirection) {
   EXPECT_EQ(st.norm, (double)(float)(1.0 / 3));
 }
 
+TEST(GradSummary, Md5KnownDigests) {
+  auto md5 = [](const std::string& text) {
+    Md5 m;
+    m.update(text.data(), text.size());
+    return m.hex_digest();
+  };
+  EXPECT_EQ(md5(""), "d41d8cd98f00b204e9800998ecf8427e");
+  EXPECT_EQ(md5("abc"), "900150983cd24fb0d6963f7d28e17f72");
+  EXPECT_EQ(md5("The quick brown fox jumps over the lazy dog"), "9e107d9d372bb6826bd81d3542a419d6");
+  EXPECT_EQ(md5(std::string(1000000, 'a')), "7707d6ae4e027c70eea2a935c2296f21");
+}
+
 TEST(GradSummary, EmptyAndUnsupported) {
   std::vector<float> none;
   GradSummary s = summarize_gradient(view_of(none, DType::kFloat32, {0}), l2({0}), nullptr);
@@ -128,6 +141,34 @@ TEST(GradStepWriter, FilesAsOriginal) {
   c.grad_level = "L0";
   EXPECT_EQ(GradStepWriter(c, dir, 1).header(),
             (std::vector<std::string>{"param_name", "MD5", "max", "min", "norm", "shape"}));
+}
+
+TEST(GradStepWriter, LargeStepsInParallelKeepTheOrder) {
+  const std::string dir = msprobe::test::temp_dir("grad_parallel");
+  GradProbeConfig c;
+  c.grad_level = "L1";
+  GradStepWriter w(c, dir, 0);
+  std::vector<std::vector<float>> data;
+  std::vector<std::string> names;
+  std::vector<TensorView> views;
+  for (int i = 0; i < 6; ++i) data.emplace_back(300000, (float)(i + 1));
+  for (int i = 0; i < 6; ++i) {
+    names.push_back("p" + std::to_string(i));
+    views.push_back(view_of(data[i], DType::kFloat32));
+  }
+  GradStepFiles f = w.write_step(0, names, views);
+  EXPECT_EQ(f.rows, 6);
+  EXPECT_EQ(f.direction_files, 6);
+  check::CsvTable t = check::CsvTable::read_file(f.csv_path);
+  ASSERT_EQ(t.num_rows(), 6u);
+  for (size_t r = 0; r < 6; ++r) {
+    EXPECT_EQ(*t.cell(r, 0), names[r]);
+    EXPECT_EQ(std::string(*t.cell(r, 1)), py_float_repr((double)(r + 1)));
+  }
+  // An error in one gradient (here: an integer dtype) is the step's error.
+  std::vector<int32_t> ints(300000, 1);
+  views[3] = view_of(ints, DType::kInt32);
+  EXPECT_THROW(w.write_step(1, names, views), InvalidInput);
 }
 
 TEST(GradCompare, SimilaritiesAndFirstDivergence) {

@@ -3,7 +3,12 @@
 // bool array.
 #include "msprobe/grad/grad_step_writer.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "msprobe/base/atomic_file.h"
@@ -19,6 +24,8 @@ namespace grad {
 namespace {
 
 const char kBom[] = "\xEF\xBB\xBF";
+constexpr size_t kMaxThreads = 4;
+constexpr int64_t kParallelElements = 1 << 20;  // below: one thread
 
 std::string shape_str(const std::vector<int64_t>& shape) {
   std::string s = "[";
@@ -80,10 +87,10 @@ GradStepFiles GradStepWriter::write_step(int64_t step, const std::vector<std::st
   const std::string step_dir = rank_dir_ + "/step" + std::to_string(step);
   if (directions && !grads.empty()) make_dirs(step_dir, "grad_probe dump_path");
 
-  std::string csv = kBom;
-  check::append_csv_row(csv, header());
-  std::vector<std::string> row;
-  for (size_t i = 0; i < grads.size(); ++i) {
+  // Each gradient is summarised (and its direction file written) by one of up to kMaxThreads
+  // threads when the step is large enough to pay for them; the rows keep the gradients' order.
+  std::vector<std::vector<std::string>> rows(grads.size());
+  auto one = [&](size_t i) {
     const TensorView& g = grads[i];
     std::string npy;
     uint8_t* dir = nullptr;
@@ -97,20 +104,46 @@ GradStepFiles GradStepWriter::write_step(int64_t step, const std::vector<std::st
       dir = reinterpret_cast<uint8_t*>(&npy[head]);
     }
     const GradSummary s = summarize_gradient(g, opt, dir);
-    row.assign(1, names[i]);
+    std::vector<std::string>& row = rows[i];
+    row.push_back(names[i]);
     if (opt.md5) row.push_back(s.md5);
     for (double d : s.distribution) row.push_back(s.numel ? py_float_repr(d) : "0");
     row.push_back(py_float_repr(s.max));
     row.push_back(py_float_repr(s.min));
     row.push_back(py_float_repr(s.norm));
     row.push_back(shape_str(g.shape));
-    check::append_csv_row(csv, row);
-    ++files.rows;
-    if (directions) {
-      write_file_atomically(step_dir + "/" + names[i] + ".npy", npy);
-      ++files.direction_files;
+    if (directions) write_file_atomically(step_dir + "/" + names[i] + ".npy", npy);
+  };
+  int64_t elements = 0;
+  for (const TensorView& g : grads) elements += g.numel();
+  size_t threads =
+      std::min<size_t>({kMaxThreads, std::max(1u, std::thread::hardware_concurrency()), grads.size()});
+  if (elements < kParallelElements) threads = 1;
+  std::atomic<size_t> next{0};
+  std::exception_ptr error;
+  std::mutex mu;
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < grads.size();) {
+      try {
+        one(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+        next = grads.size();
+      }
     }
-  }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+
+  std::string csv = kBom;
+  check::append_csv_row(csv, header());
+  for (const std::vector<std::string>& row : rows) check::append_csv_row(csv, row);
+  files.rows = (int64_t)grads.size();
+  files.direction_files = directions ? (int64_t)grads.size() : 0;
   files.csv_path = rank_dir_ + "/grad_summary_" + std::to_string(step) + ".csv";
   write_file_atomically(files.csv_path, csv);
   return files;
