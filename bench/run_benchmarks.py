@@ -48,7 +48,7 @@ BANDWIDTH_TARGET = 0.50    # compute_stats >= 50% of single-core memcpy bandwidt
 
 # (link label, bench/<stem>.json): runs of their own whose "targets" rows join BENCHMARKS.md.
 SIDE_RUNS = [("overflow run", "RESULTS_overflow"), ("report run", "RESULTS_report"),
-             ("compare run", "RESULTS_compare")]
+             ("compare run", "RESULTS_compare"), ("grad_probe run", "RESULTS_grad")]
 
 
 def shown_path(path):
@@ -399,7 +399,9 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
       "The overflow_check benchmark: [bench/RESULTS_overflow.md](bench/RESULTS_overflow.md) "
       "(`bench/run_overflow_benchmarks.py`; its target rows are copied into the table below). "
       "The compare benchmark: [bench/RESULTS_compare.md](bench/RESULTS_compare.md) "
-      "(`bench/compare_bench.py`; its rows are copied into the table below too).")
+      "(`bench/compare_bench.py`; its rows are copied into the table below too). "
+      "The grad_probe benchmark: [bench/RESULTS_grad.md](bench/RESULTS_grad.md) "
+      "(`bench/run_grad_benchmarks.py`; its rows are copied into the table below too).")
     w("")
     w(f"- Date: {meta['date']} (wall time {meta['wall_min']:.0f} min). Command: "
       f"`{meta['argv']}`; reproduce with `python bench/run_benchmarks.py`.")

@@ -1111,3 +1111,97 @@ def external_tensor_stats(dtype: str, shape: Sequence[int], numbers: bytes, resc
     rescale (a scale or None) whether the (mean, norm) of the values divided by it
     should be passed as `rescaled`.
     """
+
+class GradStepFiles:
+    """What one grad_probe step wrote (read-only)."""
+
+    @property
+    def csv_path(self) -> str: ...
+
+    @property
+    def rows(self) -> int: ...
+
+    @property
+    def direction_files(self) -> int: ...
+
+class GradStepWriter:
+    """
+    grad_probe's files of one rank: grad_summary_{step}.csv and step{step}/*.npy.
+    """
+
+    def __init__(self, config: GradProbeConfig, dump_path: str, rank: int) -> None: ...
+
+    def header(self) -> list[str]:
+        """The csv header row."""
+
+    @property
+    def rank_dir(self) -> str: ...
+
+    def write_step(self, step: int, names: Sequence[str], grads: Sequence) -> GradStepFiles:
+        """
+        Summarises the host tensors `grads` (one pass each) and writes the step's files.
+        """
+
+class GradSimilarities:
+    """Direction agreement per name and step (read-only)."""
+
+    @property
+    def steps(self) -> list[int]: ...
+
+    @property
+    def names(self) -> list[str]:
+        """Parameters, then "summary"."""
+
+    @property
+    def values(self) -> list[list[float]]:
+        """values[name][step]."""
+
+class GradDivergenceParam:
+    """A parameter whose directions part (read-only)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def similarity(self) -> float: ...
+
+    @property
+    def previous(self) -> float: ...
+
+class GradDivergence:
+    """The first step where two runs' directions part (read-only)."""
+
+    @property
+    def found(self) -> bool: ...
+
+    @property
+    def step(self) -> int: ...
+
+    @property
+    def params(self) -> list[GradDivergenceParam]: ...
+
+class GradCompareOutput:
+    """One rank's GradComparator result (read-only)."""
+
+    @property
+    def similarities(self) -> GradSimilarities: ...
+
+    @property
+    def divergence(self) -> GradDivergence: ...
+
+    @property
+    def csv_path(self) -> str: ...
+
+    @property
+    def json_path(self) -> str: ...
+
+    @property
+    def line(self) -> str: ...
+
+def grad_matched_dirs(dir1: str, dir2: str, prefix: str) -> list[int]:
+    """N of the folders {prefix}N in both dir1 and dir2, ascending."""
+
+def grad_compare(rank_dir1: str, rank_dir2: str, out_dir: str) -> GradCompareOutput:
+    """
+    Writes out_dir/similarities.csv and grad_divergence.json for two rank folders.
+    """
