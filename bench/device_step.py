@@ -42,13 +42,8 @@ def main():
         device = "cuda" if torch.cuda.is_available() else "cpu"
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    model = gpt_step.build_model(torch).to(device)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
-    g = torch.Generator().manual_seed(args.seed + 1)
     n = args.warmup + args.steps
-    batches = [(torch.randint(0, gpt_step.VOCAB, (gpt_step.BATCH, gpt_step.SEQ), generator=g).to(device),
-                torch.randint(0, gpt_step.VOCAB, (gpt_step.BATCH, gpt_step.SEQ), generator=g).to(device))
-               for _ in range(n)]
+    model, opt, batches = gpt_step.training_setup(torch, args.seed, n, device=device)
     sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
 
     work = tempfile.mkdtemp(prefix="msprobe_devbench_")

@@ -48,12 +48,7 @@ def main():
     import torch
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    model = gpt_step.build_model(torch, -1e9)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
-    g = torch.Generator().manual_seed(args.seed + 1)
-    batches = [(torch.randint(0, gpt_step.VOCAB, (gpt_step.BATCH, gpt_step.SEQ), generator=g),
-                torch.randint(0, gpt_step.VOCAB, (gpt_step.BATCH, gpt_step.SEQ), generator=g))
-               for _ in range(args.warmup + args.steps)]
+    model, opt, batches = gpt_step.training_setup(torch, args.seed, args.warmup + args.steps, -1e9)
     package, msprobe_dir = step_script.msprobe_package()
     debugger = step_script.debugger_for(args.mode, "msprobe.pytorch", os.path.join(work, "config.json"),
                                         lambda path: write_config(path, dump_path, args.mode))

@@ -119,6 +119,17 @@ def build_model(torch, mask_value=float("-inf")):
     return GPT()
 
 
+def training_setup(torch, seed, n_steps, mask_value=float("-inf"), device="cpu"):
+    """The benchmarks' training state: the model (seeded by the caller's torch.manual_seed), its
+    AdamW optimizer and n_steps (input, target) batches drawn from a generator seeded seed + 1."""
+    model = build_model(torch, mask_value).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
+    g = torch.Generator().manual_seed(seed + 1)
+    batches = [(torch.randint(0, VOCAB, (BATCH, SEQ), generator=g).to(device),
+                torch.randint(0, VOCAB, (BATCH, SEQ), generator=g).to(device)) for _ in range(n_steps)]
+    return model, opt, batches
+
+
 def write_config(path, dump_path, mode):
     task, level, summary_mode = PROBE_CONFIG[mode]
     cfg = {
@@ -173,12 +184,8 @@ def main():
     torch.manual_seed(args.seed)
     torch.use_deterministic_algorithms(True)
 
-    model = build_model(torch, MASK_VALUE["finite" if args.finite_mask else "inf"])
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
-    g = torch.Generator().manual_seed(args.seed + 1)
-    n_steps = args.warmup + args.steps
-    batches = [(torch.randint(0, VOCAB, (BATCH, SEQ), generator=g),
-                torch.randint(0, VOCAB, (BATCH, SEQ), generator=g)) for _ in range(n_steps)]
+    model, opt, batches = training_setup(torch, args.seed, args.warmup + args.steps,
+                                         MASK_VALUE["finite" if args.finite_mask else "inf"])
 
     package, msprobe_dir = step_script.msprobe_package()
     debugger = step_script.debugger_for(args.mode, "msprobe.pytorch", os.path.join(work, "config.json"),

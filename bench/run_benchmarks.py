@@ -48,7 +48,8 @@ BANDWIDTH_TARGET = 0.50    # compute_stats >= 50% of single-core memcpy bandwidt
 
 # (link label, bench/<stem>.json): runs of their own whose "targets" rows join BENCHMARKS.md.
 SIDE_RUNS = [("overflow run", "RESULTS_overflow"), ("report run", "RESULTS_report"),
-             ("compare run", "RESULTS_compare"), ("free_benchmark run", "RESULTS_free_benchmark")]
+             ("compare run", "RESULTS_compare"), ("grad_probe run", "RESULTS_grad"),
+             ("free_benchmark run", "RESULTS_free_benchmark")]
 
 
 def shown_path(path):
@@ -400,6 +401,8 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
       "(`bench/run_overflow_benchmarks.py`; its target rows are copied into the table below). "
       "The compare benchmark: [bench/RESULTS_compare.md](bench/RESULTS_compare.md) "
       "(`bench/compare_bench.py`; its rows are copied into the table below too). "
+      "The grad_probe benchmark: [bench/RESULTS_grad.md](bench/RESULTS_grad.md) "
+      "(`bench/run_grad_benchmarks.py`; its rows are copied into the table below too). "
       "The free_benchmark benchmark: [bench/RESULTS_free_benchmark.md](bench/RESULTS_free_benchmark.md) "
       "(`bench/run_free_benchmark_bench.py`; its target rows are copied into the table below).")
     w("")

@@ -11,8 +11,10 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 which=${1:-all}
 TORCH_TESTS=(tests/test_overflow_pytorch.py tests/test_parity_original.py tests/test_run_ut_parity.py
+             tests/grad_probe/test_grad_probe_torch.py
              tests/test_tolerances.py)
-MS_TESTS=(tests/mindspore/test_ms_parity_original.py tests/mindspore/test_ms_overflow.py)
+MS_TESTS=(tests/mindspore/test_ms_parity_original.py tests/mindspore/test_ms_overflow.py
+          tests/grad_probe/test_grad_probe_ms.py)
 
 setup_text=$(cd tests && "$PY" -c \
   "from tolerances import KERNEL_SETUP as s; print('\n'.join(f'{k}={v}' for k, v in s.items()))")

@@ -43,8 +43,8 @@ fi
 if [ "$which" = all ] || [ "$which" = tsan ]; then
   build build/tsan thread OFF msprobe_cpp_tests
   # The threaded code: the background writer, the dump session that feeds it, repair, and the
-  # compare job (its workbook is written on a thread of its own).
+  # compare job (its workbook is written on a thread of its own), grad_probe's step writer.
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 MSPROBE_WRITER_KILLS=10 \
     ./build/tsan/msprobe_cpp_tests --gtest_brief=1 \
-    --gtest_filter='AsyncWriter*:DumpSession*:WriterKill*:DumpRepair.Quick*:DumpRepair.Complete*:CompareJob*'
+    --gtest_filter='AsyncWriter*:DumpSession*:WriterKill*:DumpRepair.Quick*:DumpRepair.Complete*:CompareJob*:GradStepWriter*'
 fi

@@ -36,9 +36,9 @@ def assert_one_line_error(r, *parts):
         assert any(part in e for e in errors), (part, r.stderr)
 
 
-# Files and advisor lines we write beyond 1.2.1 (docs/compatibility.md): first divergence and the
-# HTML report. Compared against the original's outputs without them.
-OURS_ONLY = re.compile(r"^(divergence|compare_report)(_.*)?\.(json|html)$")
+# Files and advisor lines we write beyond 1.2.1 (docs/compatibility.md): first divergence, the
+# suspects' next steps and the HTML report. Compared against the original's outputs without them.
+OURS_ONLY = re.compile(r"^((divergence|compare_report)(_.*)?\.(json|html)|next_steps(_.*)?)$")
 
 
 def files_of_1_2_1(names):

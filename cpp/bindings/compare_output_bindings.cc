@@ -2,8 +2,9 @@
 // merge_result). The work runs in C++ with the GIL released; Python only prints the reports.
 //   compare_job(framework, npu_json, bench_json, output_dir, suffix="", stack_json=None,
 //               stack_mode=False, auto_analyze=True, fuzzy_match=False, timestamp="", threads=0,
-//               progress=None, name_mapper=None, save_data_mapping=False, html_report=True) ->
-//               CompareJobReport
+//               progress=None, name_mapper=None, save_data_mapping=False, html_report=True,
+//               replay=None) -> CompareJobReport
+//       replay: run_ut's float64 replay of a suspect (CompareJob::replay), or None.
 //       Also writes divergence{suffix}_{ts}.json and (html_report) compare_report{suffix}_{ts}.html.
 //   merge_rank_divergence([rank divergence files], out_path) -> first suspect line
 //       stack_json None: look for stack.json beside npu_json (1.2.1's default).
@@ -27,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "json_to_python.h"
 #include "msprobe/base/error.h"
 #include "msprobe/compare/compare_xlsx.h"
 #include "msprobe/compare/mapping_yaml.h"
@@ -35,6 +37,7 @@
 #include "msprobe/jobs/compare_job.h"
 #include "msprobe/jobs/merge_result.h"
 #include "record_class.h"
+#include "tensor_from_python.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -109,13 +112,42 @@ class PyProgress {
   std::unique_ptr<nb::python_error> error_;
 };
 
+// CompareJob::replay through a Python callable (run_ut's replay machinery): replay(entry,
+// api_type, api_name, npu_record, bench_record, npu_tensor_dir, bench_tensor_dir) ->
+// (NPU-input outputs, bench-input outputs), lists of float64 tensors. Called with the GIL taken;
+// the tensors are judged while it is held, as views of their own memory. `fn` outlives the job.
+ReplayFn replay_through(nb::handle fn) {
+  return [fn](const ReplayRequest& r, const ReplayJudge& judge) {
+    nb::gil_scoped_acquire gil;
+    std::string error;
+    try {
+      nb::object out = fn(r.entry, r.api_type, r.api_name, msprobe::json_to_python(r.npu_record),
+                          msprobe::json_to_python(r.bench_record), r.npu_tensor_dir, r.bench_tensor_dir);
+      std::vector<msprobe::PyTensor> npu, bench;
+      for (nb::handle t : nb::borrow<nb::sequence>(out[0]))
+        npu.push_back(msprobe::host_tensor_arg(t, "replay"));
+      for (nb::handle t : nb::borrow<nb::sequence>(out[1]))
+        bench.push_back(msprobe::host_tensor_arg(t, "replay"));
+      std::vector<msprobe::TensorView> npu_views, bench_views;
+      for (const auto& t : npu) npu_views.push_back(t.view);
+      for (const auto& t : bench) bench_views.push_back(t.view);
+      judge(npu_views, bench_views);
+    } catch (nb::python_error& e) {
+      error = nb::cast<std::string>(nb::str(e.type().attr("__name__"))) + ": " +
+              nb::cast<std::string>(nb::str(e.value()));
+    }
+    if (!error.empty()) throw msprobe::InvalidInput(error.substr(0, error.find('\n')));
+  };
+}
+
 CompareJobReport compare_job_py(const std::string& framework, const std::string& npu_json,
                                 const std::string& bench_json, const std::string& output_dir,
                                 const std::string& suffix, nb::object stack_json, bool stack_mode,
                                 bool auto_analyze, bool fuzzy_match, const std::string& timestamp,
                                 int threads, nb::object progress, std::shared_ptr<NameMapper> name_mapper,
-                                bool save_data_mapping, bool html_report) {
+                                bool save_data_mapping, bool html_report, nb::object replay) {
   CompareJob job;
+  if (!replay.is_none()) job.replay = replay_through(replay);
   job.framework = framework;
   job.npu_json = npu_json;
   job.bench_json = bench_json;
@@ -235,6 +267,10 @@ void bind_report_classes(nb::module_& m) {
       .ro("divergence_path", &CompareJobReport::divergence_path)
       .ro("report_path", &CompareJobReport::report_path)
       .ro("first_divergence", &CompareJobReport::first_divergence)
+      .ro("next_steps", &CompareJobReport::next_steps,
+          "the first suspect's next step, one line ('' when none)")
+      .ro("replay", &CompareJobReport::replay,
+          "the first suspect's replay verdict, one line ('' when not replayed)")
       .ro("suspects", &CompareJobReport::suspects)
       .ro("rows", &CompareJobReport::rows)
       .ro("red_rows", &CompareJobReport::red_rows)
@@ -274,6 +310,7 @@ void bind_compare_output(nb::module_& m) {
         "suffix"_a = "", "stack_json"_a.none() = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true,
         "fuzzy_match"_a = false, "timestamp"_a = "", "threads"_a = 0, "progress"_a.none() = nb::none(),
         "name_mapper"_a.none() = nb::none(), "save_data_mapping"_a = false, "html_report"_a = true,
+        "replay"_a.none() = nb::none(),
         "Compares one rank and writes its xlsx (and advisor), divergence json and HTML report; returns the "
         "report.");
   m.def(

@@ -20,6 +20,8 @@ void bind_compare_output(nb::module_& m);
 void bind_repair(nb::module_& m);
 void bind_device(nb::module_& m);
 void bind_freebench(nb::module_& m);
+void bind_opgen(nb::module_& m);
+void bind_grad(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -43,4 +45,6 @@ NB_MODULE(_core, m) {
   bind_repair(m);
   bind_device(m);
   bind_freebench(m);  // after bind_config: takes a DumpConfig
+  bind_opgen(m);
+  bind_grad(m);  // after bind_config: takes its GradProbeConfig
 }

@@ -132,6 +132,9 @@ void bind_session(nb::module_& m) {
       .def("attach_recorder", &PySession::attach_recorder, "recorder"_a,
            "Tensors read late go through this DeviceRecorder (msprobe.core.device_recorder).")
       .def(
+          "resolve", [](PySession& s) { s.record().resolve(true); },
+          "Reads every deferred value now (before an in-place API changes its tensor).")
+      .def(
           "flush", [](PySession& s) { s.core().flush(); }, nb::call_guard<nb::gil_scoped_release>())
       .def("api_pre", &PySession::api_pre, "api"_a, "args"_a.none(), "kwargs"_a.none())
       .def("api_post", &PySession::api_post, "api"_a, "index"_a, "output"_a.none())

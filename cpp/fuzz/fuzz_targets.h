@@ -18,6 +18,7 @@
 #include "msprobe/format/npy_reader.h"
 #include "msprobe/format/pt_reader.h"
 #include "msprobe/format/xlsx_reader.h"
+#include "msprobe/grad/grad_compare.h"
 #include "msprobe/jobs/api_precision_compare.h"
 #include "msprobe/jobs/run_ut_result_files.h"
 #include "msprobe/kernel/kernel_stat_csv.h"
@@ -107,6 +108,22 @@ inline void csv(const uint8_t* data, size_t size) {
     }
     t.column("API Name");
     if (bytes == (size_t)-1) std::abort();  // keeps the reads
+  } catch (const FileError&) {
+  }
+}
+
+// GradComparator's similarities.csv (ours or 1.2.1's, read back by `msprobe report`): a table of
+// similarities with its first divergence, or one FileError line.
+inline void grad_similarities(const uint8_t* data, size_t size) {
+  using namespace msprobe;
+  const std::string path = write_file("similarities.csv", as_text(data, size));
+  try {
+    grad::GradSimilarities s = grad::read_similarities_csv(path);
+    for (const auto& row : s.values) {
+      if (row.size() != s.steps.size()) std::abort();
+    }
+    grad::GradDivergence d = grad::find_grad_divergence(s);
+    if (grad::divergence_line(d).empty() || grad::divergence_json(d, s).empty()) std::abort();
   } catch (const FileError&) {
   }
 }

@@ -38,6 +38,7 @@ TEST(FuzzRegressions, EveryFindingReplaysCleanly) {
       {"kernel_stat", msprobe_fuzz::kernel_stat},
       {"dump_json", msprobe_fuzz::dump_json},
       {"xlsx", msprobe_fuzz::xlsx},
+      {"grad_similarities", msprobe_fuzz::grad_similarities},
   };
   size_t replayed = 0;
   for (const auto& dir : fs::directory_iterator(kRegressions)) {

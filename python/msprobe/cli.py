@@ -17,6 +17,7 @@ def _build_parser():
     _add_api_precision_compare(sub)
     _add_run_ut(sub)
     _add_compare(sub)
+    _add_op_generate(sub)
     from msprobe.core.report_cli import add_report_parser
     add_report_parser(sub)
     return p
@@ -42,6 +43,13 @@ def _add_compare(sub):
     _one_line_errors(m, "merge_result")
 
 
+def _add_op_generate(sub):
+    from msprobe.core.op_generate import _op_generator_parser
+    o = sub.add_parser("op_generate", help="one API call of a dump as a standalone reproduction script")
+    _op_generator_parser(o)
+    _one_line_errors(o, "op_generate")
+
+
 def _add_run_ut(sub):
     # Their arguments are parsed by run_ut itself (`msprobe -f pytorch run_ut -h`), which keeps the
     # start-up of every other command free of the torch import.
@@ -64,6 +72,15 @@ def _add_api_precision_compare(sub):
     a.error = one_line_error
 
 
+def _pytorch_only(args, note=""):
+    """False after one error line when a PyTorch command is run with -f mindspore."""
+    if args.framework == "pytorch":
+        return True
+    from msprobe.core import log
+    log.error(f"{args.command} is a PyTorch command{note}: use msprobe -f pytorch {args.command} ...")
+    return False
+
+
 def main(argv=None):
     args = _build_parser().parse_args(argv)
     if args.command is None:
@@ -76,10 +93,7 @@ def main(argv=None):
         from msprobe.core.repair import repair_command
         return repair_command(args.dump_path)
     if args.command == "api_precision_compare":
-        from msprobe.core import log
-        if args.framework != "pytorch":
-            log.error("api_precision_compare is a PyTorch command: use msprobe -f pytorch "
-                      "api_precision_compare ...")
+        if not _pytorch_only(args):
             return 1
         from msprobe.core.api_precision_compare import _api_precision_compare_command
         return _api_precision_compare_command(args)
@@ -92,6 +106,11 @@ def main(argv=None):
     if args.command == "report":
         from msprobe.core.report_cli import report_command
         return report_command(args)
+    if args.command == "op_generate":
+        if not _pytorch_only(args, " (msprobe 1.2.1 has no MindSpore op_generate)"):
+            return 1
+        from msprobe.core.op_generate import _run_operator_generate_commond
+        return _run_operator_generate_commond(args)
     if args.command in ("run_ut", "multi_run_ut"):
         from msprobe.pytorch.run_ut.cli_args import run_command
         return run_command(args.framework, args.command, args.run_ut_args)

@@ -6,7 +6,11 @@ always show).
 Usage:
     python fault_net.py DUMP_PATH --task statistics|tensor|md5 --level L1|mix
                         [--fault none|gelu_tanh|layernorm_eps|log_neg] [--fault-call K]
-                        [--noise REL] [--steps N]
+                        [--noise REL] [--steps N] [--config CONFIG_JSON] [--log-near-one]
+--log-near-one takes the log of 1 + logits/1000 (in both runs, no fault): an ill-conditioned log
+whose output difference comes from its inputs (the replay verdict's "its inputs" case).
+--config dumps with that config.json (compare's scoped re-dump config, its dump_path taken from
+the working folder) instead of one made from --task/--level; DUMP_PATH is then unused.
 Prints "loss L" per step."""
 import argparse
 import json
@@ -81,6 +85,8 @@ def main():
     ap.add_argument("--fault-call", type=int, default=2)
     ap.add_argument("--noise", type=float, default=0.0)
     ap.add_argument("--steps", type=int, default=1)
+    ap.add_argument("--config", default=None)
+    ap.add_argument("--log-near-one", action="store_true")
     a = ap.parse_args()
     seed_all(1234, mode=False)
     inject_fault(a.fault, a.fault_call)
@@ -96,10 +102,12 @@ def main():
     cfg = {"task": "tensor" if a.task == "tensor" else "statistics", "dump_path": a.dump_path,
            "rank": [], "step": [], "level": a.level,
            "tensor" if a.task == "tensor" else "statistics": task_cfg}
-    os.makedirs(a.dump_path, exist_ok=True)
-    cfg_path = os.path.join(a.dump_path, "config.json")
-    with open(cfg_path, "w") as f:
-        json.dump(cfg, f)
+    cfg_path = a.config
+    if cfg_path is None:
+        os.makedirs(a.dump_path, exist_ok=True)
+        cfg_path = os.path.join(a.dump_path, "config.json")
+        with open(cfg_path, "w") as f:
+            json.dump(cfg, f)
     debugger = PrecisionDebugger(config_path=cfg_path)
     g = torch.Generator().manual_seed(5)
     for _ in range(a.steps):
@@ -109,7 +117,10 @@ def main():
         logits = model(ids)
         # Both runs take a log; with the fault its argument goes negative (nan from finite input).
         shift = 0.0 if a.fault == "log_neg" else 100.0
-        logits = torch.log(torch.add(logits, shift))
+        if a.log_near_one:
+            logits = torch.log(torch.add(torch.mul(logits, 1e-3), 1.0)) * 1e3
+        else:
+            logits = torch.log(torch.add(logits, shift))
         loss = F.cross_entropy(logits.reshape(-1, 50), target.reshape(-1))
         loss.backward()
         opt.step()

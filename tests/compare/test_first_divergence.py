@@ -141,3 +141,8 @@ def test_mindspore_fault_named_first(tmp_path, runs, task, args, expected):
     div, advisor, _ = compare(tmp_path, npu, bench, framework="mindspore")
     assert div["suspects"][0]["name"] == expected, [s["name"] for s in div["suspects"]]
     assert f"First Divergence: {expected}: " in advisor
+    # Next steps: the scoped re-dump configs; no config_op (1.2.1 has no MindSpore op_generate),
+    # no replay (no MindSpore replay machinery).
+    first = div["suspects"][0]
+    assert os.path.isfile(first["next_steps"]["redump_config_npu"]) and first["next_steps"]["config_op"] is None
+    assert "replay" not in first

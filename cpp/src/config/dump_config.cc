@@ -22,6 +22,7 @@
 #include "msprobe/base/error.h"
 #include "msprobe/base/strings.h"
 #include "msprobe/format/json_text.h"
+#include "msprobe/format/py_value.h"
 
 namespace msprobe {
 namespace {
@@ -556,6 +557,7 @@ void parse_grad_probe(const Checker& ck, const JsonValue* sec, DumpConfig& c) {
     const char* rule = "must be a non-empty, strictly ascending list of numbers within the int64 range";
     if (!v->is_array() || v->as_array().empty()) ck.fail_value(field, rule, *v);
     std::vector<double> bounds;
+    std::vector<std::string> labels;
     for (size_t i = 0; i < v->as_array().size(); ++i) {
       const JsonValue& item = v->as_array()[i];
       if (!item.is_number()) ck.fail_value(item_field(field, i), "must be a number", item);
@@ -566,8 +568,10 @@ void parse_grad_probe(const Checker& ck, const JsonValue* sec, DumpConfig& c) {
       }
       if (!bounds.empty() && !(d > bounds.back())) ck.fail_value(field, rule, *v);
       bounds.push_back(d);
+      labels.push_back(py_str(item));
     }
     gp.bounds = std::move(bounds);
+    gp.bound_labels = std::move(labels);
   }
 }
 

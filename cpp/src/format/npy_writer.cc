@@ -50,6 +50,8 @@ std::string shape_repr(const std::vector<int64_t>& shape) {
   return s;
 }
 
+}  // namespace
+
 std::string npy_header(const TensorView& t) {
   std::string dict = "{'descr': '";
   dict += npy_descr(t.dtype);
@@ -75,8 +77,6 @@ std::string npy_header(const TensorView& t) {
   h += '\n';
   return h;
 }
-
-}  // namespace
 
 std::string encode_npy(const TensorView& t) {
   const std::string header = npy_header(t);

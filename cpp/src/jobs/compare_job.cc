@@ -13,6 +13,8 @@
 #include "msprobe/compare/compare_xlsx.h"
 #include "msprobe/compare/mapping_yaml.h"
 #include "msprobe/jobs/compare_output_names.h"
+#include "msprobe/jobs/suspect_next_steps.h"
+#include "msprobe/jobs/suspect_replay.h"
 #include "msprobe/report/compare_report.h"
 #include "msprobe/report/compared_rank.h"
 
@@ -31,8 +33,9 @@ int number_after(const std::string& folder, const std::string& prefix) {
   return std::stoi(name.substr(prefix.size()));
 }
 
-// Beyond 1.2.1: the suspects of this rank in divergence{suffix}_{ts}.json, the first one named
-// in the advisor, and the HTML report of the compare. Reads c.table only.
+// Beyond 1.2.1: the suspects of this rank in divergence{suffix}_{ts}.json, each with its next
+// steps (next_steps{suffix}_{ts}/), the first one named in the advisor, and the HTML report of
+// the compare. Reads c.table only.
 void write_divergence_and_report(const CompareJob& job, report::ComparedRank& c, const std::string& out_dir,
                                  const std::string& ts, CompareJobReport* report) {
   report::find_rank_divergence(&c, job.npu_json, &report->warnings);
@@ -40,6 +43,15 @@ void write_divergence_and_report(const CompareJob& job, report::ComparedRank& c,
   report->first_divergence = first_suspect_line(c.suspects);
   if (!c.suspects.empty())
     report->advisor.first_divergence = c.suspects.front().name + ": " + c.suspects.front().reason;
+  replay_suspects(&c.suspects, job);
+  if (!c.suspects.empty()) report->replay = replay_line(c.suspects.front());
+  NextStepsInput next;
+  next.framework = job.framework;
+  next.npu_json = job.npu_json;
+  next.folder = join_path(out_dir, next_steps_folder_name(job.suffix, ts));
+  next.tensor_data = c.table.mode == CompareMode::kTensor;
+  write_suspect_next_steps(&c.suspects, next);
+  if (!c.suspects.empty()) report->next_steps = next_steps_line(c.suspects.front());
   report->divergence_path = join_path(out_dir, divergence_file_name(job.suffix, ts));
   report::write_report_file(report->divergence_path, divergence_json(c.suspects, c.table.mode));
   if (!job.html_report) return;

@@ -272,6 +272,11 @@ void append_suspect_fields(std::string& out, const Suspect& s) {
   append_json_number(out, s.amplification);
   append_key(out, "modulePath");
   append_string_list(out, s.module_path);
+  append_key(out, "nextSteps");
+  append_string_list(
+      out, {s.next_steps.redump_config_npu, s.next_steps.redump_config_bench, s.next_steps.config_op});
+  append_key(out, "replay");
+  append_string_list(out, {s.replay.verdict, s.replay.reason});
 }
 
 void append_part(std::string& out, const PartInput& p, const PartModel& m, const std::vector<int32_t>* op_ids,

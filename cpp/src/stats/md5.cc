@@ -3,16 +3,17 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace msprobe {
 namespace {
 
 // Per-step left rotations and the sine-derived constants of RFC 1321 §3.4.
-const uint32_t kShift[64] = {7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-                             5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20,
-                             4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-                             6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21};
-const uint32_t kK[64] = {
+constexpr uint32_t kShift[64] = {7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
+                                 5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20, 5, 9,  14, 20,
+                                 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
+                                 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21};
+constexpr uint32_t kK[64] = {
     0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
     0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
     0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
@@ -23,6 +24,39 @@ const uint32_t kK[64] = {
     0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391};
 
 inline uint32_t rotl(uint32_t x, uint32_t c) { return (x << c) | (x >> (32 - c)); }
+
+// One of the 64 steps, with its function, word index and constants known at compile time, so
+// that the whole block compiles to straight-line code (the register rotation a <- d <- c <- b
+// disappears once unrolled). About twice as fast as a loop over the steps.
+template <int I>
+inline void step(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d, const uint32_t* m) {
+  uint32_t f;
+  int g;
+  if constexpr (I < 16) {
+    f = d ^ (b & (c ^ d));  // (b & c) | (~b & d)
+    g = I;
+  } else if constexpr (I < 32) {
+    f = c ^ (d & (b ^ c));  // (d & b) | (~d & c)
+    g = (5 * I + 1) % 16;
+  } else if constexpr (I < 48) {
+    f = b ^ c ^ d;
+    g = (3 * I + 5) % 16;
+  } else {
+    f = c ^ (b | ~d);
+    g = (7 * I) % 16;
+  }
+  const uint32_t next = b + rotl(a + f + kK[I] + m[g], kShift[I]);
+  a = d;
+  d = c;
+  c = b;
+  b = next;
+}
+
+template <int... I>
+inline void all_steps(std::integer_sequence<int, I...>, uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d,
+                      const uint32_t* m) {
+  (step<I>(a, b, c, d, m), ...);
+}
 
 }  // namespace
 
@@ -35,28 +69,7 @@ void Md5::block(const unsigned char* p) {
            (uint32_t)p[4 * i + 3] << 24;
   }
   uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3];
-  for (int i = 0; i < 64; ++i) {
-    uint32_t f;
-    int g;
-    if (i < 16) {
-      f = (b & c) | (~b & d);
-      g = i;
-    } else if (i < 32) {
-      f = (d & b) | (~d & c);
-      g = (5 * i + 1) % 16;
-    } else if (i < 48) {
-      f = b ^ c ^ d;
-      g = (3 * i + 5) % 16;
-    } else {
-      f = c ^ (b | ~d);
-      g = (7 * i) % 16;
-    }
-    uint32_t next = b + rotl(a + f + kK[i] + m[g], kShift[i]);
-    a = d;
-    d = c;
-    c = b;
-    b = next;
-  }
+  all_steps(std::make_integer_sequence<int, 64>{}, a, b, c, d, m);
   h_[0] += a;
   h_[1] += b;
   h_[2] += c;

@@ -3,6 +3,7 @@
 from collections.abc import Iterable, Mapping, Sequence
 
 from msprobe._core import (
+    opgen as opgen,
     reader as reader,
     report as report,
     runut as runut
@@ -192,6 +193,11 @@ class DumpSession:
     def attach_recorder(self, recorder: object) -> None:
         """
         Tensors read late go through this DeviceRecorder (msprobe.core.device_recorder).
+        """
+
+    def resolve(self) -> None:
+        """
+        Reads every deferred value now (before an in-place API changes its tensor).
         """
 
     def flush(self) -> None: ...
@@ -951,6 +957,14 @@ class CompareJobReport:
     def first_divergence(self) -> str: ...
 
     @property
+    def next_steps(self) -> str:
+        """the first suspect's next step, one line ('' when none)"""
+
+    @property
+    def replay(self) -> str:
+        """the first suspect's replay verdict, one line ('' when not replayed)"""
+
+    @property
     def suspects(self) -> int: ...
 
     @property
@@ -1057,7 +1071,7 @@ class MergeReport:
     @property
     def infos(self) -> list[str]: ...
 
-def compare_job(framework: str, npu_json: str, bench_json: str, output_dir: str, suffix: str = '', stack_json: object | None = None, stack_mode: bool = False, auto_analyze: bool = True, fuzzy_match: bool = False, timestamp: str = '', threads: int = 0, progress: object | None = None, name_mapper: NameMapper | None = None, save_data_mapping: bool = False, html_report: bool = True) -> CompareJobReport:
+def compare_job(framework: str, npu_json: str, bench_json: str, output_dir: str, suffix: str = '', stack_json: object | None = None, stack_mode: bool = False, auto_analyze: bool = True, fuzzy_match: bool = False, timestamp: str = '', threads: int = 0, progress: object | None = None, name_mapper: NameMapper | None = None, save_data_mapping: bool = False, html_report: bool = True, replay: object | None = None) -> CompareJobReport:
     """
     Compares one rank and writes its xlsx (and advisor), divergence json and HTML report; returns the report.
     """
@@ -1198,3 +1212,97 @@ class FreeBenchmarkChecker:
 
     def write_summary(self) -> None:
         """Writes free_benchmark_summary.json (atomically)."""
+
+class GradStepFiles:
+    """What one grad_probe step wrote (read-only)."""
+
+    @property
+    def csv_path(self) -> str: ...
+
+    @property
+    def rows(self) -> int: ...
+
+    @property
+    def direction_files(self) -> int: ...
+
+class GradStepWriter:
+    """
+    grad_probe's files of one rank: grad_summary_{step}.csv and step{step}/*.npy.
+    """
+
+    def __init__(self, config: GradProbeConfig, dump_path: str, rank: int) -> None: ...
+
+    def header(self) -> list[str]:
+        """The csv header row."""
+
+    @property
+    def rank_dir(self) -> str: ...
+
+    def write_step(self, step: int, names: Sequence[str], grads: Sequence) -> GradStepFiles:
+        """
+        Summarises the host tensors `grads` (one pass each) and writes the step's files.
+        """
+
+class GradSimilarities:
+    """Direction agreement per name and step (read-only)."""
+
+    @property
+    def steps(self) -> list[int]: ...
+
+    @property
+    def names(self) -> list[str]:
+        """Parameters, then "summary"."""
+
+    @property
+    def values(self) -> list[list[float]]:
+        """values[name][step]."""
+
+class GradDivergenceParam:
+    """A parameter whose directions part (read-only)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def similarity(self) -> float: ...
+
+    @property
+    def previous(self) -> float: ...
+
+class GradDivergence:
+    """The first step where two runs' directions part (read-only)."""
+
+    @property
+    def found(self) -> bool: ...
+
+    @property
+    def step(self) -> int: ...
+
+    @property
+    def params(self) -> list[GradDivergenceParam]: ...
+
+class GradCompareOutput:
+    """One rank's GradComparator result (read-only)."""
+
+    @property
+    def similarities(self) -> GradSimilarities: ...
+
+    @property
+    def divergence(self) -> GradDivergence: ...
+
+    @property
+    def csv_path(self) -> str: ...
+
+    @property
+    def json_path(self) -> str: ...
+
+    @property
+    def line(self) -> str: ...
+
+def grad_matched_dirs(dir1: str, dir2: str, prefix: str) -> list[int]:
+    """N of the folders {prefix}N in both dir1 and dir2, ascending."""
+
+def grad_compare(rank_dir1: str, rank_dir2: str, out_dir: str) -> GradCompareOutput:
+    """
+    Writes out_dir/similarities.csv and grad_divergence.json for two rank folders.
+    """

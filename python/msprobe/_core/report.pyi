@@ -32,4 +32,14 @@ def render_compare_report(parts: list, runs: list, title: str = '', generated_at
     A compare report from tables given as dicts {header, rows, fills, mode, rank, step, construct, stacks}; suspects are found by the C++ first-divergence analysis.
     """
 
+def is_grad_compare_output(path: str) -> bool:
+    """
+    Whether path is a GradComparator output (similarities.csv in it or in its rank folders).
+    """
+
+def render_grad_report(path: str, title: str = '') -> str:
+    """
+    The page of a GradComparator output: similarity along the steps, first divergence.
+    """
+
 def write_report_file(path: str, html: str) -> None: ...

@@ -18,6 +18,7 @@ from msprobe.core.debugger_support import (
 from msprobe.core.errors import MsprobeException
 
 DUMP_TASKS = ("statistics", "tensor", "overflow_check")
+GRAD_PROBE = "grad_probe"   # its own tool: monitor(...), no dump session (1.2.1 too)
 
 
 class DebuggerBase:
@@ -27,6 +28,7 @@ class DebuggerBase:
     _instance = None
     session = None
     end_reported = False
+    gm = None          # grad_probe's GradientMonitor
 
     def __new__(cls, *args, **kwargs):
         if cls._instance is None:
@@ -37,10 +39,16 @@ class DebuggerBase:
     # ---- construction ------------------------------------------------------------------------
     @classmethod
     def _check_task(cls, cfg, debugger_name):
-        if cfg.task not in cls.TASKS:
+        if cfg.task not in cls.TASKS and cfg.task != GRAD_PROBE:
             raise MsprobeException(
                 f"task '{cfg.task}' is not supported by this msprobe's {debugger_name}; "
-                f"supported tasks: {', '.join(cls.TASKS)}")
+                f"supported tasks: {', '.join(cls.TASKS + (GRAD_PROBE,))}")
+
+    def _open_grad_probe(self, monitor_class):
+        """Task grad_probe: no dump session, start/stop/step do nothing (as in 1.2.1); the
+        gradients are recorded by monitor(...)."""
+        self.gm = monitor_class(self.config)
+        self._initialized = True
 
     def _open_session(self, cfg, framework_module, size_type, encode, to_host, msprobe_dir, device_stats):
         """The C++ session for cfg, reading the framework's values with encode/to_host and the
@@ -123,20 +131,35 @@ class DebuggerBase:
         return False
 
     @classmethod
+    def monitor(cls, target):
+        """Task grad_probe: records the gradients of `target` (a torch.nn.Module; MindSpore: the
+        optimizer) at every optimizer step. Other tasks: nothing, as in 1.2.1."""
+        self = cls._get("monitor")
+        if self.gm is not None:
+            self.gm.monitor(target)
+
+    @classmethod
     def start(cls, model=None):
         self = cls._get("start")
+        if self.gm is not None:
+            return
         if not self._bypassed("start"):
             self._start_impl(model)
 
     @classmethod
     def stop(cls):
         self = cls._get("stop")
+        if self.gm is not None:
+            self.gm.stop()
+            return
         if not self._bypassed("stop"):
             self._stop_impl()
 
     @classmethod
     def step(cls):
         self = cls._get("step")
+        if self.gm is not None:
+            return
         if not self._bypassed("step"):
             self._step_impl()
 
@@ -191,6 +214,8 @@ class DebuggerBase:
         self = cls._instance
         if self is None:
             return
+        if self.gm is not None:
+            self.gm.remove()
         if getattr(self, "_initialized", False) and self.session is not None:
             self._set_active(False)
             self._remove_hooks()

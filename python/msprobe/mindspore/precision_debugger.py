@@ -68,6 +68,10 @@ class PrecisionDebugger(DebuggerBase):
                                     step=step)
         self.config = cfg
         self._check_task(cfg, "MindSpore PrecisionDebugger")
+        if cfg.task == "grad_probe":
+            from msprobe.mindspore.grad_probe.grad_monitor import GradientMonitor
+            self._open_grad_probe(GradientMonitor)
+            return
         # L2 and static graph: MindSpore dumps the kernels itself (kernel_dump.py).
         route = kernel_dump.check_routing(cfg, kernel_dump.execution_mode())
         if route is not None:

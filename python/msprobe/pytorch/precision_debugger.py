@@ -53,6 +53,11 @@ class PrecisionDebugger(DebuggerBase):
                                         dump_path=dump_path, level=level, step=step)
         cfg = self.config
         self._check_task(cfg, "PrecisionDebugger")
+        if cfg.task == "grad_probe":
+            from msprobe.pytorch.grad_probe.grad_monitor import GradientMonitor
+            self.model = model
+            self._open_grad_probe(GradientMonitor)
+            return
         if cfg.level == "L2":
             # Not a missing dependency: 1.2.1's L2 drives torch_npu's ACL kernel dump, which this
             # version does not implement, with torch_npu installed or not.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "msprobe/compare/compare_table.h"
+#include "msprobe/compare/replay_verdict.h"
 
 namespace msprobe {
 namespace compare {
@@ -39,6 +40,14 @@ struct SuspectRow {
   std::vector<std::pair<std::string, Cell>> metrics;  // table columns of that row
 };
 
+// What to do next about a suspect (written by compare's job, jobs/suspect_next_steps.h): a
+// config.json per run that re-dumps just this call in tensor mode, and op_generate's
+// config_op.json. Paths; "" when not written (config_op: a call op_generate cannot replay).
+struct SuspectNextSteps {
+  std::string redump_config_npu, redump_config_bench, config_op;
+  bool empty() const { return redump_config_npu.empty() && redump_config_bench.empty() && config_op.empty(); }
+};
+
 struct Suspect {
   std::string name;  // dump entry: "Torch.matmul.3.forward", "Module.fc.Linear.forward.0"
   int rank = -1, step = -1;
@@ -50,6 +59,8 @@ struct Suspect {
   std::vector<SuspectRow> inputs, outputs;
   std::vector<std::string> stack;        // user's stack lines (NPU side)
   std::vector<std::string> module_path;  // outermost module first, from construct.json
+  SuspectNextSteps next_steps;
+  SuspectReplay replay;  // "the API or its inputs?" (tensor dumps of both runs, PyTorch APIs)
 };
 
 // The suspects of one compared rank, ranked best first.

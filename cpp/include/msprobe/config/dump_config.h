@@ -27,6 +27,9 @@ struct GradProbeConfig {
   std::string grad_level = "L1";
   std::vector<std::string> param_list;
   std::vector<double> bounds = {-1, 0, 1};
+  // Each bound as Python's str() prints the JSON value ("-1", "0.5", "100.0"): the interval
+  // labels of grad_summary_{step}.csv.
+  std::vector<std::string> bound_labels = {"-1", "0", "1"};
 };
 
 struct DumpConfig {

@@ -1,6 +1,7 @@
 // Streaming JSON writer producing exactly the layout of Python's json.dump(obj, f, indent=1):
-// one space per level, ", " never used between items (",\n" instead), "key": value, [] and {}
-// for empty containers. Starts at a base depth so fragments can be spliced into a document.
+// one space per level (indent_width spaces: json.dump(..., indent=indent_width)), ", " never used between
+// items (",\n" instead), "key": value, [] and {} for empty containers. Starts at a base depth so fragments
+// can be spliced into a document.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -13,7 +14,8 @@ namespace msprobe {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(std::string& out, int base_depth = 0) : out_(out), base_(base_depth) {}
+  explicit JsonWriter(std::string& out, int base_depth = 0, int indent_width = 1)
+      : out_(out), base_(base_depth), width_(indent_width) {}
 
   void begin_object() { open('{'); }
   void end_object() { close('}'); }
@@ -59,7 +61,7 @@ class JsonWriter {
   };
   void indent(int d) {
     out_ += '\n';
-    out_.append((size_t)d, ' ');
+    out_.append((size_t)d * (size_t)width_, ' ');
   }
   void separate() {
     if (stack_.empty()) return;
@@ -89,8 +91,14 @@ class JsonWriter {
 
   std::string& out_;
   int base_;
+  int width_;
   std::vector<Level> stack_;
   bool pending_key_ = false;
 };
+
+class JsonValue;
+// A parsed value written as it stands (object members in their order; floats as Python writes
+// them, NaN and Infinity included).
+void write_json_value(JsonWriter& w, const JsonValue& v);
 
 }  // namespace msprobe

@@ -7,6 +7,9 @@
 
 namespace msprobe {
 
+// The .npy header of `t` (magic to the newline before the data): encode_npy's first bytes, for
+// writers that fill the data themselves.
+std::string npy_header(const TensorView& t);
 // Returns the complete file contents (header + data in C order).
 std::string encode_npy(const TensorView& t);
 

@@ -5,15 +5,33 @@
 // (divergence{suffix}_{ts}.json, named in the advisor) and the HTML report. The caller (Python)
 // only prints the report.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "msprobe/compare/advisor.h"
 #include "msprobe/compare/compare_run.h"
+#include "msprobe/format/json_value.h"
+#include "msprobe/tensor/tensor_view.h"
 
 namespace msprobe {
 namespace compare {
+
+// A suspect API to replay in float64 on each run's own dumped inputs (jobs/suspect_replay.h).
+struct ReplayRequest {
+  std::string entry;                             // "Functional.gelu.2.forward"
+  std::string api_type, api_name;                // run_ut's split: "Functional", "gelu"
+  JsonValue npu_record, bench_record;            // the forward entries of both dumps
+  std::string npu_tensor_dir, bench_tensor_dir;  // their dump_tensor_data folders
+};
+// Receives the float64 outputs of the replay on the NPU inputs and on the bench inputs (tensor
+// outputs in order; the views are valid during the call).
+using ReplayJudge =
+    std::function<void(const std::vector<TensorView>& npu, const std::vector<TensorView>& bench)>;
+// Runs the framework (the caller's: Python, run_ut's replay machinery) and calls the judge;
+// throws Error (one line) when the call cannot be replayed.
+using ReplayFn = std::function<void(const ReplayRequest& request, const ReplayJudge& judge)>;
 
 struct CompareJob {
   std::string framework = "pytorch";  // or "mindspore" (CompareOptions::framework)
@@ -36,6 +54,9 @@ struct CompareJob {
   // Not in 1.2.1: divergence{suffix}_{ts}.json (first divergence, divergence.h) is always
   // written; compare_report{suffix}_{ts}.html (the HTML report) unless this is off.
   bool html_report = true;
+  // Not in 1.2.1: when set and both dumps hold tensors, the first suspects (forward API calls) are
+  // replayed through it and judged "the API" or "its inputs" (Suspect::replay).
+  ReplayFn replay;
 };
 
 struct CompareJobReport {
@@ -47,6 +68,8 @@ struct CompareJobReport {
   std::string divergence_path;    // "" when nothing matched
   std::string report_path;        // "" when nothing matched or html_report is off
   std::string first_divergence;   // first_suspect_line(), "" when no suspect
+  std::string next_steps;         // next_steps_line() of the first suspect, "" when no suspect
+  std::string replay;             // replay_line() of the first suspect, "" when not replayed
   size_t suspects = 0;
   size_t rows = 0;
   size_t red_rows = 0, yellow_rows = 0;

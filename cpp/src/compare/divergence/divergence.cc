@@ -260,6 +260,9 @@ struct EntryAcc {
   double amplification = 0;
 };
 
+// Fewer entries with floating outputs than this: the noise model is not fitted on the table.
+constexpr size_t kMinEntriesForNoiseFit = 8;
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   size_t mid = v.size() / 2;
@@ -369,7 +372,10 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
   for (const EntryAcc& e : entries)
     if (e.any_out && !e.params_grad && e.e_out > 0 && e.roundoff > 0)
       increments.push_back(std::max(e.e_out - e.e_in, 0.0) / e.roundoff);
-  double typical_increment = std::min(std::max(median(increments), 4.0), 256.0);
+  // A table of a few entries (a scoped re-dump of one call) holds too little to fit its noise:
+  // the model's floors apply (4 roundoffs, 1x, 0.3 decades).
+  const bool too_few = increments.size() < kMinEntriesForNoiseFit;
+  double typical_increment = too_few ? 4.0 : std::min(std::max(median(increments), 4.0), 256.0);
   std::vector<double> log_amp;
   for (EntryAcc& e : entries) {
     if (!e.any_out || e.params_grad || e.e_out <= 0) continue;
@@ -378,10 +384,10 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
     e.amplification = md5 ? HUGE_VAL : e.e_out / std::max(e.e_in, floor);
     if (!md5 && std::isfinite(e.amplification)) log_amp.push_back(std::log10(e.amplification));
   }
-  double base = std::min(median(log_amp), 0.5);
+  double base = too_few ? 0.0 : std::min(median(log_amp), 0.5);
   std::vector<double> dev;
   for (double l : log_amp) dev.push_back(std::fabs(l - base));
-  double spread = std::min(std::max(1.4826 * median(dev), 0.1), 0.3);
+  double spread = too_few ? 0.3 : std::min(std::max(1.4826 * median(dev), 0.1), 0.3);
   // An outlier stands well above the run's typical amplification, and is at least 10x
   // (100x for high confidence).
   double threshold = std::max(1.0, base + 6 * spread);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "msprobe/base/error.h"
 #include "msprobe/compare/divergence.h"
@@ -47,6 +48,43 @@ void write_rows(JsonWriter& w, const std::vector<SuspectRow>& rows) {
       write_cell(w, v);
     }
     w.end_object();
+  }
+  w.end_object();
+}
+
+void write_path(JsonWriter& w, const char* key, const std::string& path) {
+  w.key(key);
+  if (path.empty())
+    w.null();
+  else
+    w.string(path);
+}
+
+void write_next_steps(JsonWriter& w, const SuspectNextSteps& n) {
+  w.key("next_steps");
+  w.begin_object();
+  write_path(w, "redump_config_npu", n.redump_config_npu);
+  write_path(w, "redump_config_bench", n.redump_config_bench);
+  write_path(w, "config_op", n.config_op);
+  w.end_object();
+}
+
+void write_replay(JsonWriter& w, const SuspectReplay& r) {
+  w.key("replay");
+  w.begin_object();
+  w.key("verdict");
+  if (r.verdict.empty())
+    w.null();
+  else
+    w.string(r.verdict);
+  w.key("reason");
+  w.string(r.reason);
+  for (const auto& [key, v] : {std::pair<const char*, double>{"dumped_output_error", r.dumped_output_error},
+                               {"replayed_output_error", r.replayed_output_error},
+                               {"npu_api_error", r.npu_api_error},
+                               {"bench_api_error", r.bench_api_error}}) {
+    w.key(key);
+    write_number(w, v);
   }
   w.end_object();
 }
@@ -102,6 +140,8 @@ std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mo
     w.begin_array();
     for (const std::string& m : s.module_path) w.string(m);
     w.end_array();
+    if (!s.next_steps.empty()) write_next_steps(w, s.next_steps);
+    if (!s.replay.empty()) write_replay(w, s.replay);
     w.end_object();
   }
   w.end_array();
@@ -210,6 +250,23 @@ std::vector<Suspect> parse_divergence_json(const std::string& text, const std::s
     s.outputs = rows_from(v.find("outputs"));
     s.stack = strings_from(v.find("stack"));
     s.module_path = strings_from(v.find("module_path"));
+    if (const JsonValue* n = v.find("next_steps")) {
+      auto path = [&](const char* key) {
+        const JsonValue* p = n->find(key);
+        return p && p->is_string() ? p->as_string() : std::string();
+      };
+      s.next_steps = {path("redump_config_npu"), path("redump_config_bench"), path("config_op")};
+    }
+    if (const JsonValue* r = v.find("replay")) {
+      const JsonValue* verdict = r->find("verdict");
+      const JsonValue* reason = r->find("reason");
+      s.replay.verdict = verdict && verdict->is_string() ? verdict->as_string() : "";
+      s.replay.reason = reason && reason->is_string() ? reason->as_string() : "";
+      s.replay.dumped_output_error = number_from(r->find("dumped_output_error"));
+      s.replay.replayed_output_error = number_from(r->find("replayed_output_error"));
+      s.replay.npu_api_error = number_from(r->find("npu_api_error"));
+      s.replay.bench_api_error = number_from(r->find("bench_api_error"));
+    }
     out.push_back(std::move(s));
   }
   return out;

@@ -175,6 +175,24 @@
     $('counts').innerHTML = h;
   }
   function num(v) { return typeof v === 'number' ? fmt(v) : esc(v); }
+  // A suspect's next step (compare's next_steps folder): the scoped re-dump configs, op_generate.
+  function nextSteps(s) {
+    const n = s.nextSteps || [];
+    if (!n[0] && !n[2]) return '';
+    let h = '<div class="hint next-steps">Next step: re-dump it in tensor mode with <code>' + esc(n[0]) +
+      '</code> (NPU run) and <code>' + esc(n[1]) + '</code> (bench run), then compare again';
+    if (n[2]) {
+      h += '; reproduce it alone: <code>msprobe -f pytorch op_generate -i ' + esc(n[2]) + ' -o ' +
+        esc(n[2].replace(/\/[^\/]*$/, '')) + '</code>';
+    }
+    return h + '</div>';
+  }
+  // "The API or its inputs?": the float64 replay of the suspect on each run's own inputs.
+  function replayVerdict(s) {
+    const r = s.replay || [];
+    if (!r[1]) return '';
+    return '<div class="replay">' + (r[0] ? '<b>Replay: ' + esc(r[0]) + '</b> &mdash; ' : 'Replay: ') + esc(r[1]) + '</div>';
+  }
   function renderSuspects() {
     const box = $('suspects');
     if (DATA.kind !== 'compare') {
@@ -192,7 +210,7 @@
       const where = DATA.parts.length > 1 ? ' <span class="badge">' + esc(DATA.parts[s.part] ? DATA.parts[s.part].label : 'rank ' + s.rank) + '</span>' : '';
       h += '<li><a class="node-link" data-part="' + s.part + '" data-entry="' + s.entry + '">' + esc(s.name) + '</a>' +
         where + (s.tier === 0 ? ' <span class="badge">clear</span>' : '') + '<br><span class="hint">' + esc(s.reason) +
-        ' (input error ' + num(s.inputError) + ', output error ' + num(s.outputError) + ')</span>' +
+        ' (input error ' + num(s.inputError) + ', output error ' + num(s.outputError) + ')</span>' + replayVerdict(s) + nextSteps(s) +
         (s.stack.length ? '<details><summary class="hint">stack</summary><pre class="stack">' + esc(s.stack.join('\n')) + '</pre></details>' : '') +
         '</li>';
     });
@@ -501,7 +519,7 @@
     if (p.suspectOf.has(e)) {
       const s = p.raw.suspects[p.suspectOf.get(e)];
       h += '<div class="sus"><b>Suspect #' + (p.suspectOf.get(e) + 1) + '</b>: ' + esc(s.reason) + '<br><span class="hint">input error ' + num(s.inputError) +
-        ', output error ' + num(s.outputError) + ', amplification ' + num(s.amplification) + '</span></div>';
+        ', output error ' + num(s.outputError) + ', amplification ' + num(s.amplification) + '</span>' + replayVerdict(s) + nextSteps(s) + '</div>';
     }
     const rows = Array.from(p.rowList.subarray(p.rowStart[e], p.rowStart[e + 1]));
     if (rows.length) {

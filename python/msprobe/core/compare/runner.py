@@ -68,6 +68,18 @@ def _check_mapping(spec):
         build_mapper(spec, None, None)
 
 
+def _replay_suspect(*args):
+    """compare's float64 replay of a suspect API on each run's dumped inputs (run_ut's replay
+    machinery). torch is imported only when a compare of two tensor dumps has a suspect to replay."""
+    from msprobe.pytorch.run_ut.suspect_replay import replay_float64
+    return replay_float64(*args)
+
+
+def _replay_for(framework):
+    """The replay callable of a framework's compare (MindSpore has none yet)."""
+    return _replay_suspect if framework == "pytorch" else None
+
+
 def _rank_job(job):
     """Runs one rank's job (in a worker thread, process or Dask worker). Never raises for bad
     input: returns the report with "error" set instead, so the other ranks go on."""
@@ -108,6 +120,10 @@ def _print_report(report, label=""):
         log.info(f"{prefix}The advisor summary is saved in: {report.advisor_path}")
     if report.first_divergence:
         log.warning(prefix + report.first_divergence)
+    if report.replay:
+        log.warning(prefix + report.replay)
+    if report.next_steps:
+        log.info(prefix + report.next_steps)
     if report.divergence_path:
         log.info(f"{prefix}First-divergence suspects ({report.suspects}) are saved in: "
                  f"{report.divergence_path}")
@@ -177,7 +193,7 @@ def run_single(input_param, output_path, *, framework="pytorch", stack_mode=Fals
                                    auto_analyze=auto_analyze, fuzzy_match=fuzzy_match, threads=threads,
                                    progress=bar, name_mapper=mapper,
                                    save_data_mapping=bool(mapping and mapping.get("layer_mapping")),
-                                   html_report=html_report)
+                                   html_report=html_report, replay=_replay_for(framework))
     finally:
         if bar is not None:
             bar.close()
@@ -247,7 +263,7 @@ def run_distributed(npu_dump_dir, bench_dump_dir, output_path, *, framework="pyt
                  output_dir=output_path, suffix=p.suffix, stack_json=None, stack_mode=stack_mode,
                  auto_analyze=auto_analyze,
                  fuzzy_match=fuzzy_match, threads=threads, mapping=mapping, timestamp=timestamp,
-                 html_report=html_report) for p in runnable]
+                 html_report=html_report, replay=_replay_for(framework)) for p in runnable]
     results = {p.suffix: _failed_rank(p.suffix, p.error) for p in pairs if p.error}
     for p in pairs:
         if p.error:

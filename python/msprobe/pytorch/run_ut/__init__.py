@@ -13,6 +13,7 @@ dump and judge them (see docs/run_ut.md). Modules, in the order a run uses them:
     tensor_io     dumped tensor files read, -save_error_data files written
     seeding       per-API seeds
     bench_functions  CPU references of torch_npu fused operators
+    suspect_replay   compare's float64 replay of a first-divergence suspect on each run's inputs
 
 msprobe.pytorch.api_accuracy_checker keeps the 1.2.1 import and `python -m` paths.
 """

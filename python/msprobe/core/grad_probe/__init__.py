@@ -1,0 +1,1 @@
+"""grad_probe's framework-independent part: GradComparator (1.2.1's import path)."""
