@@ -1,6 +1,6 @@
 """The MindSpore step dumped for the run_ut tests (tests/fixtures/ms_run_ut_1.2.1/,
 tests/mindspore/test_ms_run_ut.py). Usage:
-    python ms_run_ut_net.py --config CONFIG.json
+    python ms_run_ut_net.py --config CONFIG.json [--repeat N]
 One forward and backward pass through mint and Tensor APIs that 1.2.1's MindSpore run_ut checks,
 including the ones behind its known quirks (Mint.cat, Mint.max, Tensor.topk, Tensor.transpose).
 Inputs come from a fixed NumPy seed."""
@@ -37,6 +37,7 @@ class Net(nn.Cell):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--config", required=True)
+    p.add_argument("--repeat", type=int, default=1, help="passes in the dumped step (bench: 40 -> 520 APIs)")
     args = p.parse_args()
     rng = np.random.default_rng(4321)
     net = Net(rng)
@@ -44,7 +45,8 @@ def main():
     debugger = PrecisionDebugger(config_path=args.config)
     x = Tensor(rng.uniform(-1, 1, (5, 4)).astype(np.float32))
     debugger.start(net)
-    loss, _ = grad_fn(x)
+    for _ in range(args.repeat):
+        loss, _ = grad_fn(x)
     debugger.stop()
     debugger.step()
     print(f"loss {float(loss.asnumpy()):.6f}", flush=True)

@@ -156,3 +156,20 @@ def test_unknown_mint_api_is_skip_with_its_name(tmp_path):
     assert rows[1][:3] == ["Mint.no_such_api.0", "SKIP", ""]
     assert "mindspore.mint.no_such_api is not found" in rows[1][3]
     shutil.rmtree(dump.parent)
+
+
+def test_hostile_data_name_stays_inside_the_dump(tmp_path):
+    dump = tmp_path / "d" / "dump.json"
+    (dump.parent / "dump_tensor_data").mkdir(parents=True)
+    secret = tmp_path / "secret.npy"
+    secret.write_bytes(b"not for run_ut")
+    rec = {"input_args": [{"type": "mindspore.Tensor", "dtype": "Float32", "shape": [2],
+                           "data_name": "../../secret.npy"}],
+           "input_kwargs": {}, "output": [{"type": "mindspore.Tensor", "dtype": "Float32", "shape": [2],
+                                           "data_name": "/etc/passwd"}]}
+    dump.write_text(json.dumps({"task": "tensor", "level": "L1", "framework": "mindspore",
+                                "dump_data_dir": "dump_tensor_data", "data": {"Mint.abs.0.forward": rec}}))
+    msprobe("run_ut", "-api_info", str(dump), "-o", str(tmp_path))
+    rows = read(outputs(tmp_path)[0])
+    assert rows[1][:2] == ["Mint.abs.0", "SKIP"]
+    assert "secret.npy" in rows[1][3] or "outside" in rows[1][3], rows[1]

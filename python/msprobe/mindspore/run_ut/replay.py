@@ -59,7 +59,7 @@ class Out:
             self.dtype, self.shape = _PY_TYPE_NAME.get(type(value), "tuple" if isinstance(value, tuple) else None), ()
 
     def is_tensor(self):
-        return isinstance(self.value, (mindspore.Tensor, torch.Tensor))
+        return isinstance(self.value, (mindspore.Tensor, torch.Tensor, np.ndarray))
 
 
 def api_function(api_type, name, platform):
@@ -98,18 +98,39 @@ class Materializer:
     def ms_tensor(self, meta):
         return mindspore.Tensor(self._ndarray(meta), dtype=_MS[meta.dtype])
 
+    def host_array(self, meta):
+        """The tensor as a numpy array of its recorded dtype: what mindspore.Tensor(array, dtype)
+        holds, without the round trip through MindSpore (bfloat16 keeps that round trip)."""
+        if meta.dtype not in _NP:
+            return None
+        array = self._ndarray(meta)
+        np_dtype = np.dtype(_NP[meta.dtype])
+        return array if array.dtype == np_dtype else array.astype(np_dtype)
+
     def get(self, elem, platform):
+        """The argument for `platform`: "mindspore", "torch", or "host" (numpy arrays)."""
         if isinstance(elem, tuple):
             return tuple(self.get(e, platform) for e in elem)
         if isinstance(elem, DtypeMeta):
             return (_MS if platform == "mindspore" else _TORCH).get(elem.name)
         if isinstance(elem, TensorMeta):
+            if platform != "mindspore":
+                array = self.host_array(elem)
+                if array is not None:
+                    return np.array(array) if platform == "host" else _torch_from_numpy(array, elem.dtype)
             t = self.ms_tensor(elem)
             return to_torch(t) if platform == "torch" else t
         return elem
 
 
+def _torch_from_numpy(array, name):
+    if name not in _TORCH:
+        raise RecordError(f"[msprobe] Api Accuracy Checker get unsupported type: no matching torch dtype for {name}")
+    return torch.from_numpy(np.array(array))  # a copy: in-place APIs write to it
+
+
 def to_torch(t):
+    """1.2.1's transfer: through int64 / float64, then the torch dtype."""
     name = _MS_NAME.get(t.dtype)
     if name not in _TORCH:
         raise RecordError(f"[msprobe] Api Accuracy Checker get unsupported type: no matching torch dtype for {name}")
@@ -146,6 +167,8 @@ def _trim(outs, backward):
 
 
 def _host(t):
+    if isinstance(t, np.ndarray):
+        return t
     if isinstance(t, torch.Tensor):
         return t.detach()
     if t.dtype == mindspore.bfloat16:
@@ -194,7 +217,7 @@ class MsApiRunner:
             tested = self._run("mindspore", api_type, api_name, inputs, kwargs, grads)
         else:
             recorded = parse_elements(backward if is_backward else forward, "output", f"{name} {direction} api", c)
-            tested = [Out(self.mat.get(e, "mindspore"), *_recorded_type(e)) for e in recorded]
+            tested = [Out(self.mat.get(e, "host"), *_recorded_type(e)) for e in recorded]
         bench = self._run("torch", api_type, api_name, inputs, kwargs, grads)
         tested, bench = _trim(tested, is_backward), _trim(bench, is_backward)
         result.mark_ran(is_backward)
