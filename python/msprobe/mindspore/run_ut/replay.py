@@ -8,38 +8,55 @@ API under test, PyTorch on the CPU the benchmark, at the same dtypes.
 
 Each output pair is judged by msprobe._core.runut.MsApiResult (C++ metrics and rows); a direction
 that raises is SKIP with the exception text, as in 1.2.1. Only framework calls happen here."""
-import mindspore
+import functools
+
 import numpy as np
 import torch
-from mindspore import ops
 
 from msprobe.mindspore.run_ut.records import DtypeMeta, RecordError, TensorMeta, parse_elements, parse_kwargs
 
 _NAMES = ("Int8", "UInt8", "Int16", "UInt16", "Int32", "UInt32", "Int64", "UInt64", "Float16", "Float32",
           "Float64", "Bool", "BFloat16")
-_MS = dict(zip(_NAMES, (mindspore.int8, mindspore.uint8, mindspore.int16, mindspore.uint16, mindspore.int32,
-                        mindspore.uint32, mindspore.int64, mindspore.uint64, mindspore.float16,
-                        mindspore.float32, mindspore.float64, mindspore.bool_, mindspore.bfloat16)))
 _TORCH = {"Int8": torch.int8, "UInt8": torch.uint8, "Int16": torch.int16, "Int32": torch.int32,
           "Int64": torch.int64, "Float16": torch.float16, "Float32": torch.float32, "Float64": torch.float64,
           "Bool": torch.bool, "BFloat16": torch.bfloat16}
 _NP = {"Int8": np.int8, "UInt8": np.uint8, "Int16": np.int16, "UInt16": np.uint16, "Int32": np.int32,
        "UInt32": np.uint32, "Int64": np.int64, "UInt64": np.uint64, "Float16": np.float16,
        "Float32": np.float32, "Float64": np.float64, "Bool": np.bool_}
-_MS_NAME = {v: k for k, v in _MS.items()}
 _TORCH_NAME = {v: k for k, v in _TORCH.items()}
 FLOAT_NAMES = ("Float16", "Float32", "Float64", "BFloat16")
 INT_NAMES = ("Int8", "Int16", "Int32", "Int64", "Bool")
 _PY_TYPE_NAME = {bool: "bool", int: "int", float: "float", slice: "slice", str: "str"}
 
-_MODULES = {
-    ("Mint", "mindspore"): (mindspore.mint, "mindspore.mint"),
-    ("Mint", "torch"): (torch, "torch"),
-    ("MintFunctional", "mindspore"): (mindspore.mint.nn.functional, "mindspore.mint.nn.functional"),
-    ("MintFunctional", "torch"): (torch.nn.functional, "torch.nn.functional"),
-    ("Tensor", "mindspore"): (mindspore.Tensor, "mindspore.Tensor"),
-    ("Tensor", "torch"): (torch.Tensor, "torch.Tensor"),
-}
+_TORCH_MODULES = {"Mint": "torch", "MintFunctional": "torch.nn.functional", "Tensor": "torch.Tensor"}
+_MS_MODULES = {"Mint": "mindspore.mint", "MintFunctional": "mindspore.mint.nn.functional",
+               "Tensor": "mindspore.Tensor"}
+
+
+@functools.lru_cache(maxsize=None)
+def _ms():
+    """MindSpore, imported on first use: a tensor dump is checked without it (only PyTorch runs)."""
+    import mindspore
+    return mindspore
+
+
+@functools.lru_cache(maxsize=None)
+def _ms_dtypes():
+    ms = _ms()
+    dtypes = dict(zip(_NAMES, (ms.int8, ms.uint8, ms.int16, ms.uint16, ms.int32, ms.uint32, ms.int64, ms.uint64,
+                               ms.float16, ms.float32, ms.float64, ms.bool_, ms.bfloat16)))
+    return dtypes, {v: k for k, v in dtypes.items()}
+
+
+def _is_ms_tensor(value):
+    return type(value).__module__.startswith("mindspore") and isinstance(value, _ms().Tensor)
+
+
+def _module(path):
+    obj = _ms() if path.startswith("mindspore") else torch
+    for part in path.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
 API_ERROR = "[msprobe] Api Accuracy Checker something wrong with api: "
 
 
@@ -51,19 +68,20 @@ class Out:
         self.value = value
         if dtype is not None:
             self.dtype, self.shape = dtype, shape
-        elif isinstance(value, mindspore.Tensor):
-            self.dtype, self.shape = _MS_NAME.get(value.dtype), tuple(value.shape)
         elif isinstance(value, torch.Tensor):
             self.dtype, self.shape = _TORCH_NAME.get(value.dtype), tuple(value.shape)
+        elif _is_ms_tensor(value):
+            self.dtype, self.shape = _ms_dtypes()[1].get(value.dtype), tuple(value.shape)
         else:
             self.dtype, self.shape = _PY_TYPE_NAME.get(type(value), "tuple" if isinstance(value, tuple) else None), ()
 
     def is_tensor(self):
-        return isinstance(self.value, (mindspore.Tensor, torch.Tensor, np.ndarray))
+        return isinstance(self.value, (torch.Tensor, np.ndarray)) or _is_ms_tensor(self.value)
 
 
 def api_function(api_type, name, platform):
-    module, module_name = _MODULES[(api_type, platform)]
+    module_name = (_MS_MODULES if platform == "mindspore" else _TORCH_MODULES)[api_type]
+    module = _module(module_name)
     fn = getattr(module, name, None)
     if fn is None:
         raise RecordError(f"{API_ERROR}{module_name}.{name} is not found")
@@ -96,7 +114,7 @@ class Materializer:
         return np.from_dlpack(array)
 
     def ms_tensor(self, meta):
-        return mindspore.Tensor(self._ndarray(meta), dtype=_MS[meta.dtype])
+        return _ms().Tensor(self._ndarray(meta), dtype=_ms_dtypes()[0][meta.dtype])
 
     def host_array(self, meta):
         """The tensor as a numpy array of its recorded dtype: what mindspore.Tensor(array, dtype)
@@ -112,7 +130,7 @@ class Materializer:
         if isinstance(elem, tuple):
             return tuple(self.get(e, platform) for e in elem)
         if isinstance(elem, DtypeMeta):
-            return (_MS if platform == "mindspore" else _TORCH).get(elem.name)
+            return (_ms_dtypes()[0] if platform == "mindspore" else _TORCH).get(elem.name)
         if isinstance(elem, TensorMeta):
             if platform != "mindspore":
                 array = self.host_array(elem)
@@ -131,10 +149,10 @@ def _torch_from_numpy(array, name):
 
 def to_torch(t):
     """1.2.1's transfer: through int64 / float64, then the torch dtype."""
-    name = _MS_NAME.get(t.dtype)
+    name = _ms_dtypes()[1].get(t.dtype)
     if name not in _TORCH:
         raise RecordError(f"[msprobe] Api Accuracy Checker get unsupported type: no matching torch dtype for {name}")
-    middle = mindspore.int64 if name in INT_NAMES else mindspore.float64
+    middle = _ms().int64 if name in INT_NAMES else _ms().float64
     return torch.from_numpy(t.astype(middle).asnumpy()).to(_TORCH[name])
 
 
@@ -152,7 +170,8 @@ def run_api(fn, args, kwargs, grads, platform):
         def with_kwargs(*inputs):
             return fn(*inputs, **kwargs)
 
-        return [Out(r) for r in _tuple(ops.GradOperation(get_all=True, sens_param=True)(with_kwargs)(*args, sens))]
+        grad = _ms().ops.GradOperation(get_all=True, sens_param=True)
+        return [Out(r) for r in _tuple(grad(with_kwargs)(*args, sens))]
     need = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and _TORCH_NAME.get(a.dtype) in FLOAT_NAMES]
     for i in need:
         args[i].requires_grad = True
@@ -171,8 +190,8 @@ def _host(t):
         return t
     if isinstance(t, torch.Tensor):
         return t.detach()
-    if t.dtype == mindspore.bfloat16:
-        t = t.astype(mindspore.float32)
+    if t.dtype == _ms().bfloat16:
+        t = t.astype(_ms().float32)
     return t.asnumpy()
 
 
