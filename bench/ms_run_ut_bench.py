@@ -16,6 +16,7 @@ import glob
 import json
 import os
 import platform
+import statistics
 import subprocess
 import tempfile
 import time
@@ -59,7 +60,9 @@ def main():
     p.add_argument("--ms-python", required=True)
     p.add_argument("--orig-python", default="/work/orig121ms/bin/python")
     p.add_argument("--repeat", type=int, default=40)
-    p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS_ms_run_ut.md"))
+    p.add_argument("--runs", type=int, default=3, help="runs of each tool, interleaved; the median is shown")
+    p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS_ms_run_ut.md"),
+                   help="the table; its target rows go to the .json beside it (read by run_benchmarks.py)")
     args = p.parse_args()
     work = tempfile.mkdtemp(prefix="ms_run_ut_bench_")
     ours_env = dict(os.environ)
@@ -70,20 +73,26 @@ def main():
         dump = make_dump(args.ms_python, work, kind, args.repeat)
         if kind == "tensor":  # the original reads tensors from the dump_data_dir written in dump.json
             assert json.load(open(dump))["dump_data_dir"]
-        o = os.path.join(work, f"orig_{kind}")
-        t_orig, r_orig = timed([args.orig_python, "-c", ORIG_CLI.format(tests=os.path.join(ROOT, "tests", "mindspore")),
-                                "-f", "mindspore", "run_ut", "-api_info", dump, "-o", o], orig_env, o)
-        o = os.path.join(work, f"ours_{kind}")
-        t_ours, r_ours = timed([args.ms_python, "-c", OURS_CLI, "-f", "mindspore", "run_ut", "-api_info", dump,
-                                "-o", o], ours_env, o)
+        orig_times, ours_times = [], []
+        for run in range(args.runs):
+            o = os.path.join(work, f"orig_{kind}_{run}")
+            t, r_orig = timed([args.orig_python, "-c", ORIG_CLI.format(tests=os.path.join(ROOT, "tests", "mindspore")),
+                               "-f", "mindspore", "run_ut", "-api_info", dump, "-o", o], orig_env, o)
+            orig_times.append(t)
+            o = os.path.join(work, f"ours_{kind}_{run}")
+            t, r_ours = timed([args.ms_python, "-c", OURS_CLI, "-f", "mindspore", "run_ut", "-api_info", dump,
+                               "-o", o], ours_env, o)
+            ours_times.append(t)
+        t_orig, t_ours = statistics.median(orig_times), statistics.median(ours_times)
         same = sum(1 for k, v in r_orig.items() if r_ours.get(k) == v)
         rows.append((kind, len(r_orig), t_orig, t_ours, same))
         print(kind, len(r_orig), f"{t_orig:.1f}s", f"{t_ours:.1f}s", f"same {same}/{len(r_orig)}", flush=True)
     lines = ["# MindSpore run_ut benchmark: ours vs the original msprobe 1.2.1", "",
              f"Produced by `python bench/ms_run_ut_bench.py` ({time.strftime('%Y-%m-%d')}); host: "
              f"{platform.machine()}, {os.cpu_count()} CPU cores, MindSpore 2.10 and torch 2.13.0 on the CPU. "
-             "One whole `msprobe -f mindspore run_ut` command per row, fresh process, one run each "
-             f"(shared host: timings vary by about 30%). Dumps: tests/mindspore/ms_run_ut_net.py, "
+             "One whole `msprobe -f mindspore run_ut` command per run, fresh process; "
+             f"median of {args.runs} runs per tool, interleaved (the host is shared with other jobs). "
+             "Dumps: tests/mindspore/ms_run_ut_net.py, "
              f"--repeat {args.repeat}.", "",
              "| dump | APIs checked | original s | ours s | ratio | same statuses |",
              "|---|---|---|---|---|---|"]
@@ -95,6 +104,15 @@ def main():
               "per file."]
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    targets = [{"name": f"MindSpore run_ut, {kind} dump, {n} APIs: wall time original / ours (whole command)",
+                "measured": f"{t_orig / t_ours:.1f} (ours {t_ours:.1f} s, original {t_orig:.1f} s; "
+                            f"same statuses {same}/{n})",
+                "cpu": "", "limit": "≥ 5", "ok": t_orig / t_ours >= 5}
+               for kind, n, t_orig, t_ours, same in rows]
+    with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
+        json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit, "targets": targets}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ BANDWIDTH_TARGET = 0.50    # compute_stats >= 50% of single-core memcpy bandwidt
 
 # (link label, bench/<stem>.json): runs of their own whose "targets" rows join BENCHMARKS.md.
 SIDE_RUNS = [("overflow run", "RESULTS_overflow"), ("report run", "RESULTS_report"),
-             ("compare run", "RESULTS_compare")]
+             ("compare run", "RESULTS_compare"), ("MindSpore run_ut run", "RESULTS_ms_run_ut")]
 
 
 def shown_path(path):

@@ -9,12 +9,13 @@ from msprobe.mindspore.run_ut import run_ut as ru
 
 
 def _worker(settings, todo, device_id, queue):
-    try:
-        import mindspore
-        mindspore.set_context(device_id=device_id)
-    except Exception:  # noqa: BLE001  (a CPU build may refuse a device id; the run goes on)
-        pass
     dump, _ = ru.load_dump(settings.api_info)
+    if dump.task == "statistics":  # MindSpore runs only for statistics dumps
+        try:
+            import mindspore
+            mindspore.set_context(device_id=device_id)
+        except Exception:  # noqa: BLE001  (a CPU build may refuse a device id; the run goes on)
+            pass
     queue.put(ru.run_apis(settings, dump, todo))
 
 
