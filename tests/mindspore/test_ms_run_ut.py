@@ -132,6 +132,8 @@ def test_bad_input_one_line(tmp_path):
                                                                        "output": []}}}))
     _one_line_error(msprobe("run_ut", "-api_info", str(other), "-o", str(tmp_path), check=False),
                     "no API to check")
+    _one_line_error(msprobe("multi_run_ut", "-api_info", str(other), "-d", "0", "0", check=False),
+                    "device id must be unique")
 
 
 def test_without_torch_one_line(tmp_path):

@@ -162,7 +162,10 @@ def run_command(command_name, argv):
         log.error(f"{command_name}: {message}")
         sys.exit(1)
     parser.error = error
-    return command(parser.parse_args(argv), multi=multi)
+    args = parser.parse_args(argv)
+    if multi and len(set(args.device_id)) != len(args.device_id):
+        error("device id must be unique")
+    return command(args, multi=multi)
 
 
 def command(args, multi=False):
