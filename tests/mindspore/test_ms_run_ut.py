@@ -21,6 +21,15 @@ METRICS = ("Cosine", "MaxAbsErr", "MaxRelativeErr")
 CLI = "import sys; from msprobe.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
+def _ms_python_has_torch():
+    return subprocess.run([MS_PYTHON, "-c", "import torch"], env=ms_env(), capture_output=True).returncode == 0
+
+
+# The replays need torch in MindSpore's interpreter (a MindSpore-only environment runs only the
+# test of the one-line message without it).
+needs_torch = pytest.mark.skipif(not _ms_python_has_torch(), reason="torch is not importable in MSPROBE_MS_PYTHON")
+
+
 def msprobe(*args, cwd=None, check=True, env=None):
     return run_python(CLI, "-f", "mindspore", *args, cwd=cwd, check=check, env=env, timeout=600)
 
@@ -49,6 +58,7 @@ def assert_same_rows(ours, golden):
 
 
 @pytest.mark.parametrize("kind", ["tensor", "statistics"])
+@needs_torch
 def test_run_ut_matches_1_2_1(kind, tmp_path):
     dump = os.path.join(FIXTURES, f"{kind}_dump", "dump.json")
     msprobe("run_ut", "-api_info", dump, "-o", str(tmp_path))
@@ -66,6 +76,7 @@ def test_run_ut_matches_1_2_1(kind, tmp_path):
     assert rows["Tensor.transpose.0"][1:3] == ["SKIP", "SKIP"]
 
 
+@needs_torch
 def test_multi_run_ut_rows_in_dump_order_with_skips(tmp_path):
     dump = os.path.join(FIXTURES, "statistics_dump", "dump.json")
     msprobe("multi_run_ut", "-api_info", dump, "-o", str(tmp_path), "-d", "0", "1")
@@ -81,6 +92,7 @@ def test_multi_run_ut_rows_in_dump_order_with_skips(tmp_path):
         assert [m if g else "" for m, g in zip(mine, row)] == row or "SKIP" in mine
 
 
+@needs_torch
 def test_resume_after_kill(tmp_path):
     dump = os.path.join(FIXTURES, "tensor_dump", "dump.json")
     env = ms_env()
@@ -111,6 +123,7 @@ def _one_line_error(r, *words):
         assert w in lines[0], lines[0]
 
 
+@needs_torch
 def test_bad_input_one_line(tmp_path):
     _one_line_error(msprobe("run_ut", "-api_info", str(tmp_path / "missing.json"), "-o", str(tmp_path),
                             check=False), "missing.json")
@@ -145,6 +158,7 @@ def test_without_torch_one_line(tmp_path):
     _one_line_error(r, "pip install torch")
 
 
+@needs_torch
 def test_unknown_mint_api_is_skip_with_its_name(tmp_path):
     dump = tmp_path / "d" / "dump.json"
     dump.parent.mkdir()
@@ -160,6 +174,7 @@ def test_unknown_mint_api_is_skip_with_its_name(tmp_path):
     shutil.rmtree(dump.parent)
 
 
+@needs_torch
 def test_hostile_data_name_stays_inside_the_dump(tmp_path):
     dump = tmp_path / "d" / "dump.json"
     (dump.parent / "dump_tensor_data").mkdir(parents=True)
