@@ -49,7 +49,7 @@ BANDWIDTH_TARGET = 0.50    # compute_stats >= 50% of single-core memcpy bandwidt
 # (link label, bench/<stem>.json): runs of their own whose "targets" rows join BENCHMARKS.md.
 SIDE_RUNS = [("overflow run", "RESULTS_overflow"), ("report run", "RESULTS_report"),
              ("compare run", "RESULTS_compare"), ("grad_probe run", "RESULTS_grad"),
-             ("free_benchmark run", "RESULTS_free_benchmark")]
+             ("free_benchmark run", "RESULTS_free_benchmark"), ("MindSpore run_ut run", "RESULTS_ms_run_ut")]
 
 
 def shown_path(path):

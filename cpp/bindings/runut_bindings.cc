@@ -2,7 +2,8 @@
 // two CSV files. The Python side replays the framework calls; everything else is here.
 //   RunutDump.load(path)                 dump.json -> forward/backward records
 //   ApiResult(name, precision)           rows of one API (compare via the check library)
-//   ResultWriter(result, details)        append one API at a time (details, then result row)
+//   ApiResult / MsApiResult              rows of one API (PyTorch's / MindSpore's run_ut)
+//   ResultWriter(result, details, layout) append one API at a time (details, then result row)
 //   prepare_resume / reorder_result_files / split_api_name / round_to_hf32_
 #include <Python.h>
 #include <nanobind/nanobind.h>
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "json_to_python.h"
@@ -21,6 +23,7 @@
 #include "msprobe/runut/api_result.h"
 #include "msprobe/runut/dump_apis.h"
 #include "msprobe/runut/input_rules.h"
+#include "msprobe/runut/ms_api_result.h"
 #include "record_class.h"
 #include "tensor_from_python.h"
 
@@ -32,11 +35,33 @@ namespace {
 using msprobe::JsonValue;
 using msprobe::check::Status;
 
+msprobe::runut::CsvLayout layout_from(const std::string& s) {
+  if (s == "pytorch") return msprobe::runut::CsvLayout::kPyTorch;
+  if (s == "mindspore") return msprobe::runut::CsvLayout::kMindSpore;
+  throw msprobe::InvalidInput("unknown run_ut framework '" + s + "': expected pytorch or mindspore");
+}
+
 Status status_from(const std::string& s) {
   for (Status x : {Status::kPass, Status::kWarning, Status::kError, Status::kSkip, Status::kBlank}) {
     if (s == msprobe::check::status_text(x)) return x;
   }
   throw msprobe::InvalidInput("unknown status '" + s + "': expected pass, Warning, error, SKIP or ' '");
+}
+
+// The CSV text of a result (ApiResult or MsApiResult): its details rows, then its result row.
+template <class Result>
+std::pair<std::string, std::string> csv_texts(const Result& r) {
+  std::pair<std::string, std::string> t;
+  r.append_details_csv(t.first);
+  r.append_result_csv(t.second);
+  return t;
+}
+
+template <class Result>
+void write_result(msprobe::runut::ResultWriter& w, const Result& r) {
+  const auto t = csv_texts(r);
+  nb::gil_scoped_release release;
+  w.write_text(t.first, t.second);
 }
 
 struct PyDump {
@@ -68,6 +93,8 @@ void bind_runut(nb::module_& root) {
       .def_prop_ro("path", [](const PyDump& p) { return p.d->path(); })
       .def_prop_ro("has_real_data", [](const PyDump& p) { return p.d->has_real_data(); })
       .def_prop_ro("real_data_dir", [](const PyDump& p) { return p.d->real_data_dir(); })
+      .def_prop_ro("task", [](const PyDump& p) { return p.d->task(); })
+      .def_prop_ro("framework", [](const PyDump& p) { return p.d->framework(); })
       .def_prop_ro("warnings", [](const PyDump& p) { return p.d->warnings(); })
       .def_prop_ro("orphan_backward", [](const PyDump& p) { return p.d->orphan_backward(); })
       .def(
@@ -171,35 +198,58 @@ void bind_runut(nb::module_& root) {
                    [](const ApiResult& r) { return msprobe::check::status_text(r.backward_status()); })
       .def("num_rows", &ApiResult::num_rows, "backward"_a)
       .def("result_fields", &ApiResult::result_fields)
-      .def("details_csv",
-           [](const ApiResult& r) {
-             std::string s;
-             r.append_details_csv(s);
-             return s;
-           })
-      .def("result_csv", [](const ApiResult& r) {
-        std::string s;
-        r.append_result_csv(s);
-        return s;
-      });
+      .def("details_csv", [](const ApiResult& r) { return csv_texts(r).first; })
+      .def("result_csv", [](const ApiResult& r) { return csv_texts(r).second; });
+
+  using msprobe::runut::MsApiResult;
+  nb::class_<MsApiResult>(m, "MsApiResult",
+                          "The details rows and the result row of one API in MindSpore's run_ut.")
+      .def(nb::init<std::string>(), "name"_a)
+      .def_prop_ro("name", &MsApiResult::name)
+      .def(
+          "add_tensor",
+          [](MsApiResult& r, bool backward, std::string bench_dtype, std::string tested_dtype,
+             std::string shape, nb::handle bench, nb::handle tested) {
+            msprobe::PyTensor b = msprobe::host_tensor_arg(bench, "bench output");
+            msprobe::PyTensor t = msprobe::host_tensor_arg(tested, "tested output");
+            nb::gil_scoped_release release;
+            r.add_tensor(backward, std::move(bench_dtype), std::move(tested_dtype), std::move(shape), b.view,
+                         t.view);
+          },
+          "backward"_a, "bench_dtype"_a, "tested_dtype"_a, "shape"_a, "bench"_a, "tested"_a)
+      .def("add_not_comparable", &MsApiResult::add_not_comparable, "backward"_a, "bench_dtype"_a,
+           "tested_dtype"_a, "shape"_a)
+      .def("mark_ran", &MsApiResult::mark_ran, "backward"_a)
+      .def("skip", &MsApiResult::skip, "backward"_a, "message"_a)
+      .def("status", &MsApiResult::status, "backward"_a)
+      .def_prop_ro("forward_status", [](const MsApiResult& r) { return r.status(false); })
+      .def_prop_ro("backward_status", [](const MsApiResult& r) { return r.status(true); })
+      .def_prop_ro("has_result_row", &MsApiResult::has_result_row)
+      .def("num_rows", &MsApiResult::num_rows, "backward"_a)
+      .def("details_csv", [](const MsApiResult& r) { return csv_texts(r).first; })
+      .def("result_csv", [](const MsApiResult& r) { return csv_texts(r).second; });
 
   nb::class_<msprobe::runut::ResultWriter>(m, "ResultWriter",
                                            "Appends APIs to the result and details CSV files.")
-      .def(nb::init<const std::string&, const std::string&>(), "result_path"_a, "details_path"_a)
       .def(
-          "write",
-          [](msprobe::runut::ResultWriter& w, const ApiResult& r) {
-            std::string details, row;
-            r.append_details_csv(details);
-            r.append_result_csv(row);
-            nb::gil_scoped_release release;
-            w.write_text(details, row);
+          "__init__",
+          [](msprobe::runut::ResultWriter* w, const std::string& result_path, const std::string& details_path,
+             const std::string& framework) {
+            new (w) msprobe::runut::ResultWriter(result_path, details_path, layout_from(framework));
           },
-          "result"_a)
+          "result_path"_a, "details_path"_a, "framework"_a = "pytorch")
+      .def("write", &write_result<ApiResult>, "result"_a)
+      .def("write", &write_result<MsApiResult>, "result"_a)
       .def("close", &msprobe::runut::ResultWriter::close);
 
-  m.def("result_header", &msprobe::runut::result_header);
-  m.def("details_header", &msprobe::runut::details_header);
+  m.def(
+      "result_header",
+      [](const std::string& framework) { return msprobe::runut::result_header(layout_from(framework)); },
+      "framework"_a = "pytorch");
+  m.def(
+      "details_header",
+      [](const std::string& framework) { return msprobe::runut::details_header(layout_from(framework)); },
+      "framework"_a = "pytorch");
   m.def("details_row_api",
         [](const std::string& row) { return std::string(msprobe::runut::details_row_api(row)); });
 
@@ -211,11 +261,12 @@ void bind_runut(nb::module_& root) {
       .ro("truncated_torn_record", &ResumeReport::truncated_torn_record);
   m.def(
       "prepare_resume",
-      [](const std::string& result_path, const std::string& details_path) {
+      [](const std::string& result_path, const std::string& details_path, const std::string& framework) {
+        const msprobe::runut::CsvLayout layout = layout_from(framework);
         nb::gil_scoped_release release;
-        return msprobe::runut::prepare_resume(result_path, details_path);
+        return msprobe::runut::prepare_resume(result_path, details_path, layout);
       },
-      "result_path"_a, "details_path"_a);
+      "result_path"_a, "details_path"_a, "framework"_a = "pytorch");
   m.def(
       "reorder_result_files",
       [](const std::string& result_path, const std::string& details_path,

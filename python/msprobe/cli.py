@@ -53,7 +53,7 @@ def _add_op_generate(sub):
 def _add_run_ut(sub):
     # Their arguments are parsed by run_ut itself (`msprobe -f pytorch run_ut -h`), which keeps the
     # start-up of every other command free of the torch import.
-    for name, text in (("run_ut", "PyTorch API accuracy pre-check of a dump.json"),
+    for name, text in (("run_ut", "API accuracy pre-check of a dump.json (PyTorch, or MindSpore against PyTorch)"),
                        ("multi_run_ut", "run_ut in several worker processes")):
         p = sub.add_parser(name, help=text, add_help=False, prefix_chars="+")
         p.add_argument("run_ut_args", nargs="*")
@@ -111,6 +111,9 @@ def main(argv=None):
             return 1
         from msprobe.core.op_generate import _run_operator_generate_commond
         return _run_operator_generate_commond(args)
+    if args.command in ("run_ut", "multi_run_ut") and args.framework == "mindspore":
+        from msprobe.mindspore.run_ut.run_ut import run_command as ms_run_command  # no torch import
+        return ms_run_command(args.command, args.run_ut_args)
     if args.command in ("run_ut", "multi_run_ut"):
         from msprobe.pytorch.run_ut.cli_args import run_command
         return run_command(args.framework, args.command, args.run_ut_args)

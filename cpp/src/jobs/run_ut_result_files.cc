@@ -14,6 +14,7 @@
 
 #include "msprobe/base/atomic_file.h"
 #include "msprobe/base/error.h"
+#include "msprobe/base/strings.h"
 #include "msprobe/check/csv_table.h"
 
 namespace msprobe {
@@ -197,13 +198,18 @@ int open_append(const std::string& path, const std::vector<std::string>& header)
 
 }  // namespace
 
-const std::vector<std::string>& result_header() {
+const std::vector<std::string>& result_header(CsvLayout layout) {
   static const std::vector<std::string> h{"API name", "Forward Test Success", "Backward Test Success",
                                           "Message"};
-  return h;
+  static const std::vector<std::string> ms{"API Name", "Forward Test Success", "Backward Test Success",
+                                           "Message"};
+  return layout == CsvLayout::kMindSpore ? ms : h;
 }
 
-const std::vector<std::string>& details_header() {
+const std::vector<std::string>& details_header(CsvLayout layout) {
+  static const std::vector<std::string> ms{"API Name",  "Bench Dtype",    "Tested Dtype", "Shape",  "Cosine",
+                                           "MaxAbsErr", "MaxRelativeErr", "Status",       "Message"};
+  if (layout == CsvLayout::kMindSpore) return ms;
   static const std::vector<std::string> h{"API Name",
                                           "Bench Dtype",
                                           "DEVICE Dtype",
@@ -240,11 +246,11 @@ std::string_view details_row_api(std::string_view row_name) {
   return row_name.substr(0, end);
 }
 
-ResultWriter::ResultWriter(const std::string& result_path, const std::string& details_path)
+ResultWriter::ResultWriter(const std::string& result_path, const std::string& details_path, CsvLayout layout)
     : result_path_(result_path), details_path_(details_path) {
-  details_fd_ = open_append(details_path, details_header());
+  details_fd_ = open_append(details_path, details_header(layout));
   try {
-    result_fd_ = open_append(result_path, result_header());
+    result_fd_ = open_append(result_path, result_header(layout));
   } catch (...) {
     ::close(details_fd_);
     details_fd_ = -1;
@@ -282,7 +288,8 @@ void ResultWriter::write_text(const std::string& details, const std::string& res
   ::flock(details_fd_, LOCK_UN);
 }
 
-ResumeReport prepare_resume(const std::string& result_path, const std::string& details_path) {
+ResumeReport prepare_resume(const std::string& result_path, const std::string& details_path,
+                            CsvLayout layout) {
   check_resume_file(result_path, "result csv");
   check_resume_file(details_path, "details csv");
   ResumeReport rep;
@@ -294,18 +301,17 @@ ResumeReport prepare_resume(const std::string& result_path, const std::string& d
   bool result_changed = false;
   std::unordered_set<std::string> done;
   if (rrec.empty()) {
-    new_result = header_text(result_header());
+    new_result = header_text(result_header(layout));
     result_changed = true;
   } else {
     if (!rrec[0].complete) {
       throw InvalidInput(result_path + ": the header line is incomplete; not a run_ut result file");
     }
-    if (header_fields(rtext, rrec[0]) != result_header()) {
-      throw InvalidInput(result_path +
-                         ": not a run_ut result file: the header must be \"API name,Forward Test "
-                         "Success,Backward Test Success,Message\"");
+    if (header_fields(rtext, rrec[0]) != result_header(layout)) {
+      throw InvalidInput(result_path + ": not a run_ut result file: the header must be \"" +
+                         join(result_header(layout), ",") + "\"");
     }
-    new_result = header_text(result_header());
+    new_result = header_text(result_header(layout));
     for (size_t k = 1; k < rrec.size(); ++k) {
       const Record& r = rrec[k];
       if (!r.complete) {
@@ -327,15 +333,15 @@ ResumeReport prepare_resume(const std::string& result_path, const std::string& d
   const std::string dtext = read_file(details_path);
   const size_t db = bom_size(dtext);
   std::vector<Record> drec = scan_records(dtext, db);
-  std::string new_details = header_text(details_header());
+  std::string new_details = header_text(details_header(layout));
   bool details_changed = false;
   if (drec.empty()) {
     details_changed = true;
   } else {
-    if (!drec[0].complete || header_fields(dtext, drec[0]) != details_header()) {
-      throw InvalidInput(details_path +
-                         ": not a run_ut details file: the header must be the 23 columns "
-                         "\"API Name,Bench Dtype,DEVICE Dtype,Shape,...,Status,Message\"");
+    if (!drec[0].complete || header_fields(dtext, drec[0]) != details_header(layout)) {
+      throw InvalidInput(details_path + ": not a run_ut details file: the header must be the " +
+                         std::to_string(details_header(layout).size()) + " columns \"API Name,Bench Dtype," +
+                         details_header(layout)[2] + ",Shape,...,Status,Message\"");
     }
     if (db == 0) details_changed = true;
     for (size_t k = 1; k < drec.size(); ++k) {

@@ -24,6 +24,8 @@ DumpApis DumpApis::load(const std::string& path) {
   reader::DumpJsonReader r(path);
   out.real_data_ = r.header().has_real_data();
   out.real_data_dir_ = r.header().tensor_dir();
+  out.task_ = r.header().task;
+  out.framework_ = r.header().framework;
   std::vector<std::pair<std::string, const JsonValue*>> backward;
   r.for_each_entry([&](std::string_view key, const JsonValue& record) {
     if (key.find("Module") != std::string_view::npos) return;

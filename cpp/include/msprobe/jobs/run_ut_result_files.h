@@ -21,8 +21,13 @@
 namespace msprobe {
 namespace runut {
 
-const std::vector<std::string>& result_header();   // API name, Forward Test Success, ...
-const std::vector<std::string>& details_header();  // the 23 columns
+// Which run_ut wrote the files: PyTorch's (23 details columns) or MindSpore's (docs 09: API Name,
+// Bench Dtype, Tested Dtype, Shape, Cosine, MaxAbsErr, MaxRelativeErr, Status, Message).
+enum class CsvLayout { kPyTorch, kMindSpore };
+
+// API name, Forward Test Success, Backward Test Success, Message ("API Name" for MindSpore).
+const std::vector<std::string>& result_header(CsvLayout layout = CsvLayout::kPyTorch);
+const std::vector<std::string>& details_header(CsvLayout layout = CsvLayout::kPyTorch);
 
 // The API of a details row name: "Torch.add.0.forward.output.1" -> "Torch.add.0".
 std::string_view details_row_api(std::string_view row_name);
@@ -31,7 +36,8 @@ class ResultWriter {
  public:
   // Opens both files for appending, creating them with their header (mode 0640) when they do
   // not exist. Refuses symbolic links. Throws FileError naming the file.
-  ResultWriter(const std::string& result_path, const std::string& details_path);
+  ResultWriter(const std::string& result_path, const std::string& details_path,
+               CsvLayout layout = CsvLayout::kPyTorch);
   ~ResultWriter();
   ResultWriter(const ResultWriter&) = delete;
   ResultWriter& operator=(const ResultWriter&) = delete;
@@ -57,7 +63,8 @@ struct ResumeReport {
 // Validates both files for resuming (readable, regular, not links, expected headers) and
 // repairs them as described above (atomic replace when anything changes). Throws FileError /
 // InvalidInput with one line naming the file and the problem.
-ResumeReport prepare_resume(const std::string& result_path, const std::string& details_path);
+ResumeReport prepare_resume(const std::string& result_path, const std::string& details_path,
+                            CsvLayout layout = CsvLayout::kPyTorch);
 
 // Rewrites both files with their rows grouped by API in `order` (API names); APIs not listed
 // follow in their current order. Atomic replace; no-op when already ordered.

@@ -36,6 +36,9 @@ class DumpApis {
   // dump_data_dir is truthy (Python truth): tensors are under <dir of dump.json>/dump_tensor_data.
   bool has_real_data() const { return real_data_; }
   const std::string& real_data_dir() const { return real_data_dir_; }
+  // The header's "task" and "framework" ("" when absent).
+  const std::string& task() const { return task_; }
+  const std::string& framework() const { return framework_; }
   size_t size() const { return apis_.size(); }
   const DumpApi& api(size_t i) const { return apis_[i]; }
   // Index of a forward API by name, or -1.
@@ -47,7 +50,7 @@ class DumpApis {
 
  private:
   std::deque<JsonValue> records_;  // the kept records (stable addresses)
-  std::string path_, real_data_dir_;
+  std::string path_, real_data_dir_, task_, framework_;
   bool real_data_ = false;
   std::vector<DumpApi> apis_;
   std::unordered_map<std::string, size_t> index_;

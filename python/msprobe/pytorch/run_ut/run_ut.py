@@ -115,22 +115,21 @@ def run_ut(settings, progress=True):
 
 def run_ut_command(args):
     """`msprobe -f pytorch run_ut`: returns the exit status."""
-    from msprobe import _core
-    settings = None
-    try:
+    from msprobe.core.run_ut_files import run_command_body
+
+    def body(started):
         settings = prepare_settings(args)
+        started(settings)
         log.info(f"UT task result will be saved in {settings.result_csv}")
         log.info(f"UT task details will be saved in {settings.details_csv}")
         if settings.error_data_dir:
             log.info(f"UT task error_datas will be saved in {settings.error_data_dir}")
-        counts = run_ut(settings)
-    except (RunUtError, _core.ConfigError, _core.MsprobeFileError, ValueError, OSError) as e:
-        log.error(str(e))
-        return 1
-    except KeyboardInterrupt:
-        if settings is not None:
-            log.warning(f"Interrupted. Resume with: -csv_path {settings.result_csv}")
-        return 130
+        return settings, run_ut(settings)
+
+    status, done = run_command_body(body)
+    if status:
+        return status
+    settings, counts = done
     total = sum(counts.values())
     report_finished_run(settings, f"{total} API(s) checked this run: "
                         + ", ".join(f"{v} {k}" for k, v in counts.items()))

@@ -2,39 +2,15 @@
 output folder, the result files (new, or those of a run to resume with -csv_path), the checker
 config. Every problem is one line (RunUtError, or the config's own errors)."""
 import os
-import re
 
 from msprobe import _core
-
-RESULT_NAME_PATTERN = re.compile(r"^accuracy_checking_result_\d{14}\.csv$")
-
-
-class RunUtError(Exception):
-    """A user error: one line, exit status 1, no traceback."""
-
-
-def _check_input_file(path, what, suffix):
-    """The absolute path of a readable regular *suffix file (the core's check: one line)."""
-    _core.check_input_file(path or "", what, suffix)
-    return os.path.abspath(path)
-
-
-def prepare_out_dir(path):
-    path = path or "./"
-    _core.prepare_output_dir(path)
-    return os.path.abspath(path)
-
-
-def resume_paths(result_csv_path):
-    """(result, details, timestamp) of -csv_path; both files are checked when the run resumes
-    (_core.runut.prepare_resume)."""
-    name = os.path.basename(result_csv_path)
-    if not RESULT_NAME_PATTERN.match(name):
-        raise RunUtError(f"{result_csv_path}: -csv_path must name an accuracy_checking_result_"
-                         "{14 digits}.csv file; when continuing run_ut do not rename the result csv")
-    result = os.path.abspath(result_csv_path)
-    details = os.path.join(os.path.dirname(result), name.replace("result", "details"))
-    return result, details, name[len("accuracy_checking_result_"):-len(".csv")]
+from msprobe.core.run_ut_files import (  # noqa: F401  (re-exported)
+    RESULT_NAME_PATTERN,
+    RunUtError,
+    _check_input_file,
+    prepare_out_dir,
+    resume_paths,
+)
 
 
 class RunUtSettings:

@@ -1,0 +1,119 @@
+"""MindSpore run_ut end to end: ours vs the original msprobe 1.2.1 on the same dumps.
+
+    python bench/ms_run_ut_bench.py --ms-python build/ms-venv/bin/python \
+        [--orig-python /work/orig121ms/bin/python] [--repeat 40] [--out bench/RESULTS_ms_run_ut.md]
+
+--ms-python must import our msprobe (e.g. PYTHONPATH=<our site-packages>) and torch; the original's
+venv needs mindspore, numpy<2, mindstudio-probe 1.2.1 and torch==2.13.0. Two dumps of
+tests/mindspore/ms_run_ut_net.py with --repeat passes in one step (40 -> 520 checked APIs), made
+by our msprobe: a tensor dump (npy) and a statistics dump. Each tool runs
+`msprobe -f mindspore run_ut` in a fresh process (the original through its own CLI after
+tests/mindspore/orig_shim.py); both result files must hold the same statuses.
+"""
+import argparse
+import csv
+import glob
+import json
+import os
+import platform
+import statistics
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NET = os.path.join(ROOT, "tests", "mindspore", "ms_run_ut_net.py")
+CONFIGS = {
+    "tensor": {"task": "tensor", "level": "L1", "rank": [], "step": [],
+               "tensor": {"scope": [], "list": [], "data_mode": ["all"], "file_format": "npy"}},
+    "statistics": {"task": "statistics", "level": "L1", "rank": [], "step": [],
+                   "statistics": {"scope": [], "list": [], "data_mode": ["all"], "summary_mode": "statistics"}},
+}
+ORIG_CLI = ("import sys; sys.path.insert(0, {tests!r}); import orig_shim; from msprobe.msprobe import main; "
+            "sys.argv = ['msprobe'] + sys.argv[1:]; main()")
+OURS_CLI = "import sys; from msprobe.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def make_dump(ms_python, work, kind, repeat):
+    cfg = dict(CONFIGS[kind], dump_path=os.path.join(work, f"dump_{kind}"))
+    path = os.path.join(work, f"{kind}.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    subprocess.run([ms_python, NET, "--config", path, "--repeat", str(repeat)], check=True, cwd=work,
+                   capture_output=True)
+    return os.path.join(cfg["dump_path"], "step0", "rank", "dump.json")
+
+
+def timed(cmd, env, out):
+    os.makedirs(out)
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, env=env, capture_output=True)
+    elapsed = time.perf_counter() - t
+    (result,) = glob.glob(os.path.join(out, "accuracy_checking_result_*.csv"))
+    with open(result, encoding="utf-8-sig", newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    return elapsed, {r[0]: tuple(r[1:3]) for r in rows}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--ms-python", required=True)
+    p.add_argument("--orig-python", default="/work/orig121ms/bin/python")
+    p.add_argument("--repeat", type=int, default=40)
+    p.add_argument("--runs", type=int, default=3, help="runs of each tool, interleaved; the median is shown")
+    p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS_ms_run_ut.md"),
+                   help="the table; its target rows go to the .json beside it (read by run_benchmarks.py)")
+    args = p.parse_args()
+    work = tempfile.mkdtemp(prefix="ms_run_ut_bench_")
+    ours_env = dict(os.environ)
+    orig_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    orig_env["MSPROBE_ORIGINAL_SHIM"] = "1"
+    rows = []
+    for kind in ("tensor", "statistics"):
+        dump = make_dump(args.ms_python, work, kind, args.repeat)
+        if kind == "tensor":  # the original reads tensors from the dump_data_dir written in dump.json
+            assert json.load(open(dump))["dump_data_dir"]
+        orig_times, ours_times = [], []
+        for run in range(args.runs):
+            o = os.path.join(work, f"orig_{kind}_{run}")
+            t, r_orig = timed([args.orig_python, "-c", ORIG_CLI.format(tests=os.path.join(ROOT, "tests", "mindspore")),
+                               "-f", "mindspore", "run_ut", "-api_info", dump, "-o", o], orig_env, o)
+            orig_times.append(t)
+            o = os.path.join(work, f"ours_{kind}_{run}")
+            t, r_ours = timed([args.ms_python, "-c", OURS_CLI, "-f", "mindspore", "run_ut", "-api_info", dump,
+                               "-o", o], ours_env, o)
+            ours_times.append(t)
+        t_orig, t_ours = statistics.median(orig_times), statistics.median(ours_times)
+        same = sum(1 for k, v in r_orig.items() if r_ours.get(k) == v)
+        rows.append((kind, len(r_orig), t_orig, t_ours, same))
+        print(kind, len(r_orig), f"{t_orig:.1f}s", f"{t_ours:.1f}s", f"same {same}/{len(r_orig)}", flush=True)
+    lines = ["# MindSpore run_ut benchmark: ours vs the original msprobe 1.2.1", "",
+             f"Produced by `python bench/ms_run_ut_bench.py` ({time.strftime('%Y-%m-%d')}); host: "
+             f"{platform.machine()}, {os.cpu_count()} CPU cores, MindSpore 2.10 and torch 2.13.0 on the CPU. "
+             "One whole `msprobe -f mindspore run_ut` command per run, fresh process; "
+             f"median of {args.runs} runs per tool, interleaved (the host is shared with other jobs). "
+             "Dumps: tests/mindspore/ms_run_ut_net.py, "
+             f"--repeat {args.repeat}.", "",
+             "| dump | APIs checked | original s | ours s | ratio | same statuses |",
+             "|---|---|---|---|---|---|"]
+    for kind, n, t_orig, t_ours, same in rows:
+        lines.append(f"| {kind} | {n} | {t_orig:.1f} | {t_ours:.1f} | **{t_orig / t_ours:.1f}x** | {same}/{n} |")
+    lines += ["", "Where the original spends its time: it re-reads checker_support_api.yaml for every key of "
+              "dump.json, and opens, checks and closes both CSV files for every API; ours reads the dump once "
+              "in C++, computes the metrics in one C++ pass per output and appends each API with one write "
+              "per file."]
+    with open(args.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    targets = [{"name": f"MindSpore run_ut, {kind} dump, {n} APIs: wall time original / ours (whole command)",
+                "measured": f"{t_orig / t_ours:.1f} (ours {t_ours:.1f} s, original {t_orig:.1f} s; "
+                            f"same statuses {same}/{n})",
+                "cpu": "", "limit": "≥ 5", "ok": t_orig / t_ours >= 5}
+               for kind, n, t_orig, t_ours, same in rows]
+    with open(os.path.splitext(args.out)[0] + ".json", "w") as f:
+        json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "commit": commit, "targets": targets}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
