@@ -1,7 +1,7 @@
 """MindSpore run_ut end to end: ours vs the original msprobe 1.2.1 on the same dumps.
 
     python bench/ms_run_ut_bench.py --ms-python build/ms-venv/bin/python \
-        [--orig-python /work/orig121ms/bin/python] [--repeat 40] [--out bench/RESULTS_ms_run_ut.md]
+        [--orig-python ../orig121ms/bin/python] [--repeat 40] [--out bench/RESULTS_ms_run_ut.md]
 
 --ms-python must import our msprobe (e.g. PYTHONPATH=<our site-packages>) and torch; the original's
 venv needs mindspore, numpy<2, mindstudio-probe 1.2.1 and torch==2.13.0. Two dumps of
@@ -58,7 +58,7 @@ def timed(cmd, env, out):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--ms-python", required=True)
-    p.add_argument("--orig-python", default="/work/orig121ms/bin/python")
+    p.add_argument("--orig-python", default="../orig121ms/bin/python")
     p.add_argument("--repeat", type=int, default=40)
     p.add_argument("--runs", type=int, default=3, help="runs of each tool, interleaved; the median is shown")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS_ms_run_ut.md"),

@@ -1,8 +1,8 @@
 """Writes tests/fixtures/grad_probe_1.2.1/ (PyTorch) or, with --framework mindspore,
 tests/fixtures/grad_probe_1.2.1_mindspore/ with an interpreter that has msprobe 1.2.1:
 
-    python tests/grad_probe/make_grad_fixtures.py --python /work/orig121/bin/python
-    python tests/grad_probe/make_grad_fixtures.py --framework mindspore --python /work/orig121ms/bin/python
+    python tests/grad_probe/make_grad_fixtures.py --python ../orig121/bin/python
+    python tests/grad_probe/make_grad_fixtures.py --framework mindspore --python ../orig121ms/bin/python
 
 Each case of CASES runs tests/grad_probe/grad_net.py with its config in a fresh temporary folder
 and keeps the dump folder (dump_path "./out") and the run's stdout. The "compare" case compares
