@@ -43,7 +43,8 @@ TEST(FreeBenchCompare, RatioBothWays) {
 }
 
 TEST(FreeBenchCompare, TinyValuesAreClampedAndNanIsOne) {
-  std::vector<float> o{1e-9f, 0.0f, kNaN, 3.0f}, p{2e-9f, 1e-7f, kNaN, 3.0f};
+  std::vector<float> o{1e-9f, 0.0f, static_cast<float>(kNaN), 3.0f},
+      p{2e-9f, 1e-7f, static_cast<float>(kNaN), 3.0f};
   const RatioStats s = ratio_stats(view_of(o, DType::kFloat32), view_of(p, DType::kFloat32), 1e-4);
   const RatioVerdict v = judge_ratio(s, 1e-4, 1.0002);
   EXPECT_TRUE(v.consistent);
@@ -63,7 +64,7 @@ TEST(FreeBenchCompare, SignFlipBeyondTheFloor) {
 }
 
 TEST(FreeBenchCompare, InfRatioIsTheDtypesLargest) {
-  std::vector<float> o{kInf}, p{1.0f};
+  std::vector<float> o{static_cast<float>(kInf)}, p{1.0f};
   const RatioStats s = ratio_stats(view_of(o, DType::kFloat32), view_of(p, DType::kFloat32), 1e-4);
   EXPECT_DOUBLE_EQ(s.max_ratio, (double)std::numeric_limits<float>::max());
 }
