@@ -71,4 +71,23 @@ def assert_similarities_as_original(ours_result, golden_result):
     assert files_under(ours_result) == sorted(files_under(golden_result) + extra)
     for rel in files_under(golden_result):
         if rel.endswith(".csv"):
-            assert read_csv(os.path.join(ours_result, rel)) == read_csv(os.path.join(golden_result, rel))
+            assert_similarities_close(read_csv(os.path.join(ours_result, rel)),
+                                      read_csv(os.path.join(golden_result, rel)), rel)
+
+
+# After two runs' directions part, later steps follow different numerics, and the signs of a few
+# near-zero gradient elements move with the CPU's kernels: each flips a share by 1/n (n = 24 for
+# the test net's smallest weight). Up to the first step where the golden parts, the similarity
+# shares must be equal; after it, within this many.
+SIMILARITY_TOLERANCE_AFTER_PARTING = 0.1
+
+
+def assert_similarities_close(ours, golden, rel):
+    assert [r[0] for r in ours] == [r[0] for r in golden] and ours[0] == golden[0], rel
+    parted = False
+    for col in range(1, len(golden[0])):
+        for row_ours, row_golden in zip(ours[1:], golden[1:]):
+            a, b = float(row_ours[col]), float(row_golden[col])
+            limit = SIMILARITY_TOLERANCE_AFTER_PARTING if parted else 0.0
+            assert abs(a - b) <= limit, (rel, row_golden[0], golden[0][col], a, b)
+        parted = parted or any(float(r[col]) < 1.0 for r in golden[1:])
