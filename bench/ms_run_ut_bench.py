@@ -64,7 +64,7 @@ def main():
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS_ms_run_ut.md"),
                    help="the table; its target rows go to the .json beside it (read by run_benchmarks.py)")
     args = p.parse_args()
-    args.orig_python = os.path.abspath(args.orig_python)
+    args.orig_python, args.ms_python = os.path.abspath(args.orig_python), os.path.abspath(args.ms_python)
     work = tempfile.mkdtemp(prefix="ms_run_ut_bench_")
     ours_env = dict(os.environ)
     orig_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}

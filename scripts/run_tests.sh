@@ -14,9 +14,11 @@ CXX=${CXX:-$($PY -c "import sysconfig; print((sysconfig.get_config_var('CXX') or
         -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build/tests
 ./build/tests/msprobe_cpp_tests --gtest_brief=1
-# MindSpore runs in its own interpreter (NumPy < 2); created on first use.
+# MindSpore runs in its own interpreter (NumPy < 2), created on first use: without torch (the
+# MindSpore-only install the MindSpore tests prove), and with it for MindSpore's run_ut.
 MSPROBE_MS_PYTHON=$(scripts/mindspore_env.sh)
-export MSPROBE_MS_PYTHON
+MSPROBE_MS_TORCH_PYTHON=$(scripts/mindspore_env.sh --torch)
+export MSPROBE_MS_PYTHON MSPROBE_MS_TORCH_PYTHON
 $PY -m pytest -q tests "$@"
 # When the whole suite runs: reliability (the C++ tests and a short Python run under ASan+UBSan,
 # the threaded code under TSan, every fuzz target from its seeds: docs/reliability.md), and the

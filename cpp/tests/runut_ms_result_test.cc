@@ -39,6 +39,13 @@ TEST(MsCheckerMetrics, FormulasOfTheOriginal) {
   EXPECT_THROW(check::ms_checker_metrics(f32(none, {0}), f32(none, {0})), InvalidInput);
 }
 
+TEST(MsCheckerMetrics, MaxAbsErrThresholdIsTheCodesNotTheDocs) {
+  // 1.2.1's docs say 0.0001, its code 0.001: a difference of 0.0005 passes, 0.002 does not.
+  std::vector<float> b{1, 2}, near{1, 2.0005f}, far{1, 2.002f};
+  EXPECT_TRUE(check::ms_checker_metrics(f32(b, {2}), f32(near, {2})).max_abs_pass);
+  EXPECT_FALSE(check::ms_checker_metrics(f32(b, {2}), f32(far, {2})).max_abs_pass);
+}
+
 TEST(MsApiResult, RowsStatusesAndMessages) {
   std::vector<float> b{1, 2, 3, 4}, t{1, 2, 3, 5};
   MsApiResult r("Mint.add.0");

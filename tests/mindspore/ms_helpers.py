@@ -11,6 +11,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # may run with NumPy 2: point MSPROBE_MS_PYTHON at a venv that has MindSpore and NumPy < 2 (see
 # docs/mindspore_dump.md). Every MindSpore test runs its training in that interpreter.
 MS_PYTHON = os.environ.get("MSPROBE_MS_PYTHON") or sys.executable
+# MindSpore's run_ut replays against PyTorch: its tests run in this one, MindSpore plus torch.
+# scripts/run_tests.sh sets both from scripts/mindspore_env.sh: build/ms-venv without torch (the
+# MindSpore-only install every other MindSpore test proves) and build/ms-torch-venv with it.
+MS_TORCH_PYTHON = os.environ.get("MSPROBE_MS_TORCH_PYTHON") or MS_PYTHON
 # What goes first on its PYTHONPATH: these helpers, and the msprobe that pytest imports (the one
 # under test, whatever that interpreter has installed).
 MS_SEARCH_PATH = HERE + os.pathsep + msprobe_overlay()
@@ -22,11 +26,17 @@ def ms_env(**extra):
                 **extra)
 
 
-def run_python(code_or_path, *args, cwd=None, env=None, timeout=600, check=True):
-    """Runs Python code (a string) or a script in MindSpore's interpreter; returns CompletedProcess.
-    The 1.2.1 shim switch is not inherited: only the tests that mean to run 1.2.1 set it."""
-    return run_fresh_python(MS_PYTHON, MS_SEARCH_PATH, code_or_path, *args, cwd=cwd, env=env,
+def run_python(code_or_path, *args, cwd=None, env=None, timeout=600, check=True, interpreter=MS_PYTHON):
+    """Runs Python code (a string) or a script in MindSpore's interpreter (or `interpreter`);
+    returns CompletedProcess. The 1.2.1 shim switch is not inherited: only the tests that mean to
+    run 1.2.1 set it."""
+    return run_fresh_python(interpreter, MS_SEARCH_PATH, code_or_path, *args, cwd=cwd, env=env,
                             timeout=timeout, check=check, unset=("MSPROBE_ORIGINAL_SHIM",))
+
+
+def has_torch(interpreter):
+    """Whether `interpreter` (with the test search path) imports torch."""
+    return run_python("import torch", check=False, interpreter=interpreter).returncode == 0
 
 
 def is_mindspore_tensor(node):

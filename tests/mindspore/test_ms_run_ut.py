@@ -1,7 +1,8 @@
 """MindSpore's run_ut and multi_run_ut against the files 1.2.1 wrote for the same dumps
 (tests/fixtures/ms_run_ut_1.2.1/README.md says how they were made), resume after a kill, and the
-one-line errors. Runs `msprobe -f mindspore ...` in MindSpore's interpreter (torch comes from the
-caller's site-packages, see scripts/mindspore_env.sh)."""
+one-line errors. Runs `msprobe -f mindspore ...` in MindSpore's interpreter with torch
+(MSPROBE_MS_TORCH_PYTHON: build/ms-torch-venv, see scripts/mindspore_env.sh), and the message
+for a missing torch in the one without it (MSPROBE_MS_PYTHON: build/ms-venv)."""
 import csv
 import glob
 import json
@@ -12,7 +13,7 @@ import subprocess
 import time
 
 import pytest
-from ms_helpers import MS_PYTHON, ms_env, run_python
+from ms_helpers import MS_PYTHON, MS_TORCH_PYTHON, has_torch, ms_env, run_python
 from tolerances import close
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures",
@@ -21,17 +22,15 @@ METRICS = ("Cosine", "MaxAbsErr", "MaxRelativeErr")
 CLI = "import sys; from msprobe.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def _ms_python_has_torch():
-    return subprocess.run([MS_PYTHON, "-c", "import torch"], env=ms_env(), capture_output=True).returncode == 0
-
-
-# The replays need torch in MindSpore's interpreter (a MindSpore-only environment runs only the
-# test of the one-line message without it).
-needs_torch = pytest.mark.skipif(not _ms_python_has_torch(), reason="torch is not importable in MSPROBE_MS_PYTHON")
+# The replays need torch beside MindSpore (where no interpreter has it, only the test of the
+# one-line message runs).
+needs_torch = pytest.mark.skipif(not has_torch(MS_TORCH_PYTHON),
+                                 reason="torch is not importable in MSPROBE_MS_TORCH_PYTHON / MSPROBE_MS_PYTHON")
 
 
 def msprobe(*args, cwd=None, check=True, env=None):
-    return run_python(CLI, "-f", "mindspore", *args, cwd=cwd, check=check, env=env, timeout=600)
+    return run_python(CLI, "-f", "mindspore", *args, cwd=cwd, check=check, env=env, timeout=600,
+                      interpreter=MS_TORCH_PYTHON)
 
 
 def read(path):
@@ -77,6 +76,25 @@ def test_run_ut_matches_1_2_1(kind, tmp_path):
 
 
 @needs_torch
+def test_numpy_scalar_arguments_and_integer_outputs_as_1_2_1(tmp_path):
+    # tests/mindspore/ms_run_ut_quirks_net.py: numpy.float64 / numpy.int64 scalar arguments are
+    # recorded with type "float64" / "numpy.int64", which 1.2.1's run_ut refuses (forward SKIP,
+    # kept: docs/compatibility.md); the same calls with Python scalars are checked. Mint.max along
+    # a dimension: backward SKIP (its integer indices get a gradient).
+    dump = os.path.join(FIXTURES, "quirks_dump", "dump.json")
+    msprobe("run_ut", "-api_info", dump, "-o", str(tmp_path))
+    result, details = outputs(tmp_path)
+    golden = os.path.join(FIXTURES, "quirks")
+    assert_same_rows(read(result), read(os.path.join(golden, "accuracy_checking_result.csv")))
+    assert_same_rows(read(details), read(os.path.join(golden, "accuracy_checking_details.csv")))
+    rows = {r[0]: r for r in read(result)}
+    for name in ("Mint.mul.0", "Mint.add.0", "Mint.clamp.0"):
+        assert rows[name][1] == "SKIP" and "type field in api_info.json is not accepted" in rows[name][3]
+    assert rows["Mint.mul.1"][1] == "pass"
+    assert rows["Mint.max.0"][1:3] == ["pass", "SKIP"]
+
+
+@needs_torch
 def test_multi_run_ut_rows_in_dump_order_with_skips(tmp_path):
     dump = os.path.join(FIXTURES, "statistics_dump", "dump.json")
     msprobe("multi_run_ut", "-api_info", dump, "-o", str(tmp_path), "-d", "0", "1")
@@ -96,7 +114,7 @@ def test_multi_run_ut_rows_in_dump_order_with_skips(tmp_path):
 def test_resume_after_kill(tmp_path):
     dump = os.path.join(FIXTURES, "tensor_dump", "dump.json")
     env = ms_env()
-    proc = subprocess.Popen([MS_PYTHON, "-c", CLI, "-f", "mindspore", "run_ut", "-api_info", dump,
+    proc = subprocess.Popen([MS_TORCH_PYTHON, "-c", CLI, "-f", "mindspore", "run_ut", "-api_info", dump,
                              "-o", str(tmp_path)], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
@@ -150,12 +168,26 @@ def test_bad_input_one_line(tmp_path):
 
 
 def test_without_torch_one_line(tmp_path):
-    # torch hidden from this process only (the MindSpore environment sees the caller's torch).
-    code = ("import sys; sys.modules['torch'] = None; from msprobe.cli import main; "
-            "sys.exit(main(sys.argv[1:]))")
+    # MindSpore's interpreter of the tests has no torch (build/ms-venv); one given through
+    # MSPROBE_MS_PYTHON that has it gets torch hidden from this process only.
+    code = CLI if not has_torch(MS_PYTHON) else "import sys; sys.modules['torch'] = None; " + CLI
     dump = os.path.join(FIXTURES, "statistics_dump", "dump.json")
     r = run_python(code, "-f", "mindspore", "run_ut", "-api_info", dump, "-o", str(tmp_path), check=False)
     _one_line_error(r, "pip install torch")
+    assert not os.listdir(tmp_path)
+
+
+@pytest.mark.skipif(not os.environ.get("MSPROBE_MS_TORCH_PYTHON"),
+                    reason="one MindSpore interpreter given (MSPROBE_MS_TORCH_PYTHON unset)")
+def test_mindspore_tests_run_without_torch():
+    # scripts/run_tests.sh: the MindSpore tests prove a MindSpore-only install (no torch, NumPy < 2),
+    # the run_ut tests get torch; both see the same MindSpore and msprobe.
+    code = ("import importlib.util as u, numpy, mindspore, msprobe.mindspore; "
+            "print(u.find_spec('torch') is not None, numpy.__version__.split('.')[0], mindspore.__file__)")
+    plain = run_python(code).stdout.split()
+    with_torch = run_python(code, interpreter=MS_TORCH_PYTHON).stdout.split()
+    assert plain[:2] == ["False", "1"] and with_torch[:2] == ["True", "1"]
+    assert plain[2] == with_torch[2]
 
 
 @needs_torch
