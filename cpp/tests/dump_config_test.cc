@@ -427,8 +427,9 @@ TEST(DumpConfig, GradProbe) {
       R"({"task": "grad_probe", "grad_probe": {"grad_level": "L2", "param_list": ["w"], "bounds": [-0.5, 0, 2]}})");
   EXPECT_EQ(c.grad_probe.grad_level, "L2");
   EXPECT_EQ(c.grad_probe.bounds, (std::vector<double>{-0.5, 0, 2}));
-  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"grad_level": "mix"}})"),
-             "grad_level must be one of dict_keys(['L0', 'L1', 'L2']) (\"grad_probe.grad_level\" is \"mix\")");
+  EXPECT_HAS(
+      err(R"({"task": "grad_probe", "grad_probe": {"grad_level": "mix"}})"),
+      "grad_level must be one of dict_keys(['L0', 'L1', 'L2']) (\"grad_probe.grad_level\" is \"mix\")");
   EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": [1, 0]}})"),
              "bounds list is not ascending (\"grad_probe.bounds\" is [1, 0])");
   EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": []}})"),
@@ -437,7 +438,8 @@ TEST(DumpConfig, GradProbe) {
              "bounds element is not int or float (\"grad_probe.bounds[1]\" is \"1\")");
   EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": [0, 1e300]}})"),
              "bounds element is out of int64 range");
-  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": [NaN]}})"), "bounds element is out of int64 range");
+  EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"bounds": [NaN]}})"),
+             "bounds element is out of int64 range");
   EXPECT_HAS(err(R"({"task": "grad_probe", "grad_probe": {"param_list": [true]}})"),
              "\"grad_probe.param_list[0]\"");
 }

@@ -567,8 +567,10 @@ void parse_grad_probe(const Checker& ck, const JsonValue* sec, DumpConfig& c) {
   if (const JsonValue* v = sec->find("bounds")) {
     const std::string field = "grad_probe.bounds";
     // PyTorch's and MindSpore's checks have their own sentences in 1.2.1.
-    const char* not_number = pytorch ? "bounds element is not int or float" : "The input list should only contain numbers";
-    const char* not_ascending = pytorch ? "bounds list is not ascending" : "The input list should be ascending";
+    const char* not_number =
+        pytorch ? "bounds element is not int or float" : "The input list should only contain numbers";
+    const char* not_ascending =
+        pytorch ? "bounds list is not ascending" : "The input list should be ascending";
     if (!v->is_array()) fail_grad(ck, pytorch ? "bounds must be a list" : not_number, field, *v);
     // 1.2.1 accepts [] and then writes rows that do not fit the header (docs/compatibility.md).
     if (v->as_array().empty()) fail_grad(ck, "bounds must not be empty", field, *v);
