@@ -80,14 +80,15 @@ void replay_one(Suspect& s, const ReplayRequest& req, const DumpRecords& npu, co
              });
 }
 
+bool is_module(const Suspect& s) { return starts_with(s.name, "Module.") || starts_with(s.name, "Cell."); }
+
 // "Functional.gelu.2.forward" / ".backward" of a replayable API: the part before the direction,
 // split as run_ut does; false for modules, cells and names run_ut cannot split.
 bool replayable(const Suspect& s, std::string* call, std::string* type, std::string* api) {
   const std::string_view dir = s.forward ? kForward : kBackward;
-  if (!ends_with(s.name, dir)) return false;
+  if (is_module(s) || !ends_with(s.name, dir)) return false;
   *call = s.name.substr(0, s.name.size() - dir.size());
-  if (!runut::split_api_name(*call, type, api)) return false;
-  return *type != "Module" && *type != "Cell";
+  return runut::split_api_name(*call, type, api);
 }
 
 const JsonValue* find_record(const DumpRecords& d, const std::string& name) {
@@ -100,8 +101,13 @@ const JsonValue* find_record(const DumpRecords& d, const std::string& name) {
 void replay_suspects(std::vector<Suspect>* suspects, const CompareJob& job) {
   if (!job.replay || suspects->empty()) return;
   std::vector<std::pair<size_t, ReplayRequest>> requests;  // suspect index, what to replay
+  std::vector<size_t> modules;                             // module / cell suspects among them
   std::unordered_set<std::string> wanted;                  // entries to read from both dumps
-  for (size_t i = 0; i < suspects->size() && requests.size() < kMaxReplayedSuspects; ++i) {
+  for (size_t i = 0; i < suspects->size() && requests.size() + modules.size() < kMaxReplayedSuspects; ++i) {
+    if (is_module((*suspects)[i])) {
+      modules.push_back(i);
+      continue;
+    }
     ReplayRequest req;
     std::string call;
     if (!replayable((*suspects)[i], &call, &req.api_type, &req.api_name)) continue;
@@ -110,11 +116,17 @@ void replay_suspects(std::vector<Suspect>* suspects, const CompareJob& job) {
     if (!(*suspects)[i].forward) wanted.insert(req.entry);
     requests.emplace_back(i, std::move(req));
   }
-  if (requests.empty()) return;
+  if (requests.empty() && modules.empty()) return;
   const DumpRecords npu = read_records(job.npu_json, wanted);
   if (!npu.tensor_data) return;
   const DumpRecords bench = read_records(job.bench_json, wanted);
   if (!bench.tensor_data) return;
+  for (size_t i : modules) {
+    (*suspects)[i].replay.reason =
+        "not replayed: a module's code is not in the dump (a dump at level mix or L1 names the APIs inside "
+        "it, "
+        "which are replayed)";
+  }
   for (auto& [index, req] : requests) {
     Suspect& s = (*suspects)[index];
     const std::string forward_name = req.entry.substr(0, req.entry.rfind('.')) + std::string(kForward);
