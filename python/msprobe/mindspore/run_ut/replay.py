@@ -210,7 +210,9 @@ class MsApiRunner:
         self.dump = dump
         self.constructed = dump.task == "statistics"
         store = None
-        if not self.constructed:
+        if self.constructed:
+            _ms()  # MindSpore runs the tested side
+        else:
             from msprobe import _core
             store = _core.reader.TensorStore(dump.real_data_dir)
         self.mat = Materializer(store, self.constructed)
