@@ -77,7 +77,7 @@ def test_run_ut_matches_1_2_1(kind, tmp_path):
 
 @needs_torch
 def test_numpy_scalar_arguments_and_integer_outputs_as_1_2_1(tmp_path):
-    # tests/mindspore/ms_run_ut_quirks_net.py: numpy.float64 / numpy.int64 scalar arguments are
+    # tests/mindspore/ms_run_ut_net.py --net quirks: numpy.float64 / numpy.int64 scalar arguments are
     # recorded with type "float64" / "numpy.int64", which 1.2.1's run_ut refuses (forward SKIP,
     # kept: docs/compatibility.md); the same calls with Python scalars are checked. Mint.max along
     # a dimension: backward SKIP (its integer indices get a gradient).
