@@ -124,7 +124,9 @@ def main():
               "MindSpore's operators synchronously (`mindspore.runtime.launch_blocking()`): for these tiny "
               "tensors, read back at once, the asynchronous launch only adds a hand-over to MindSpore's launch "
               "threads per operator and a wait per output (same kernels, same rows; half the replay time). "
-              "What is left of ours is mostly importing MindSpore and torch (about 2 s of each run, as for "
+              "It also pauses Python's garbage collector while torch and MindSpore load and freezes their "
+              "objects out of later collections, which otherwise walk millions of them (a fifth of the CPU "
+              "time). What is left of ours is mostly importing MindSpore and torch (about 2 s of each run, as for "
               "1.2.1); the tensor dump runs PyTorch only and never imports MindSpore."]
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
