@@ -360,3 +360,22 @@ def test_step_folders_as_1_2_1_writes_them(fresh_debugger, tmp_path):
     assert (rank / "dump_tensor_data").is_dir() and not any((rank / "dump_tensor_data").iterdir())
     stack = json.loads((rank / "stack.json").read_text())
     assert "Torch.sub.0.forward" in stack and json.loads((rank / "construct.json").read_text()) == {}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_bit_noise_flips_the_lowest_bit_above_the_smallest_normal(dtype):
+    # The one-buffer form of bit_noise (perturbation.py) against the plain expression, with the
+    # values it must leave alone (NaN, subnormals, zeros) and infinities (flipped, as 1.2.1).
+    from msprobe.pytorch.free_benchmark.perturbation import BIT_VIEW, _bit_noise
+    finfo = torch.finfo(dtype)
+    t = torch.randn(6, 7, generator=torch.Generator().manual_seed(0)).to(dtype)
+    t[0, :6] = torch.tensor([float("nan"), float("inf"), -float("inf"), finfo.smallest_normal / 4, 0.0, -0.0])
+    t[1, 0] = finfo.smallest_normal
+    for x in (t, t.t()):   # contiguous and transposed
+        bits = x.view(BIT_VIEW[dtype])
+        expected = torch.bitwise_xor(bits, (x.abs() > finfo.smallest_normal).to(bits.dtype))
+        got = _bit_noise(x)
+        assert got.dtype == dtype and got.shape == x.shape
+        assert torch.equal(got.view(BIT_VIEW[dtype]), expected)
+    assert torch.equal(t.view(BIT_VIEW[dtype])[0, :6] == _bit_noise(t).view(BIT_VIEW[dtype])[0, :6],
+                       torch.tensor([True, False, False, True, True, True]))
