@@ -290,6 +290,20 @@ RatioVerdict judge_ratio(const RatioStats& s, double floor, double threshold) {
   return v;
 }
 
+RatioVerdict judge_ms_norms(const MsNorms& n, double threshold) {
+  constexpr double kSymbolFlippingRatio = 8.0;
+  const auto read = [](double x) { return std::isfinite(x) ? x : 1.0; };  // 1.2.1's overflow rule
+  RatioVerdict v;
+  if (read(n.min_forward) < 0) {
+    v.symbol_flipping = true;
+    v.ratio = kSymbolFlippingRatio;
+  } else {
+    v.ratio = std::max(read(n.max_forward), read(n.max_backward));
+  }
+  v.consistent = threshold >= v.ratio && v.ratio >= 1.0 / threshold;
+  return v;
+}
+
 RatioVerdict judge_float(double original, double perturbed) {
   RatioVerdict v;
   if (perturbed == 0) {
