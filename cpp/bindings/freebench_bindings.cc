@@ -91,9 +91,9 @@ class PyChecker {
 
   // MindSpore: every output of one call at once. `items` are (output_index, original dtype name,
   // shape); `numbers` the float32 bytes of their MsNorms (three per item), read in one transfer.
-  std::vector<RatioVerdict> check_ms_norms(const std::string& call, int64_t step, int64_t rank,
-                                           const std::vector<std::tuple<int64_t, std::string, std::vector<int64_t>>>& items,
-                                           nb::bytes numbers) {
+  std::vector<RatioVerdict> check_ms_norms(
+      const std::string& call, int64_t step, int64_t rank,
+      const std::vector<std::tuple<int64_t, std::string, std::vector<int64_t>>>& items, nb::bytes numbers) {
     MSPROBE_CHECK(numbers.size() == items.size() * 3 * sizeof(float), InvalidInput,
                   "check_ms_norms: " + std::to_string(numbers.size()) + " bytes for " +
                       std::to_string(items.size()) + " outputs (three float32 each)");
@@ -105,8 +105,8 @@ class PyChecker {
       std::memcpy(f, p + i * sizeof(f), sizeof(f));
       const auto& [index, dtype, shape] = items[i];
       const freebench::MsNorms n{f[0], f[1], f[2]};
-      out.push_back(
-          checker_.check_ms_norms(OutputRef{call, step, rank, index}, dtype_from_name(dtype), shape, n, source_fn()));
+      out.push_back(checker_.check_ms_norms(OutputRef{call, step, rank, index}, dtype_from_name(dtype), shape,
+                                            n, source_fn()));
     }
     return out;
   }

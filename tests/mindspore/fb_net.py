@@ -3,12 +3,13 @@
     python fb_net.py CONFIG_JSON [--steps N] [--dtype float32|float16] [--no-probe]
 
 Each step: mint.nn.functional.linear and mint.nn.functional.relu on positive values, mint.mul
-and mint.mean (all well-conditioned; in float16 linear rounds its product before the bias, which
-improve_precision shows), and mint.sub of nearly equal numbers (ill-conditioned: flipping the
-lowest bit of 4096 + 2 ulp wipes out much of the difference), a gradient by ms.value_and_grad and
-an SGD step after stop(). Prints one JSON line per step: the loss (repr) and the SHA-256 of the
-hidden layer (relu's output), and at the end the SHA-256 of every parameter. With MSPROBE_ORIGINAL_SHIM=1 it first applies orig_shim.py (1.2.1 on
-the MindSpore that PyPI offers).
+and mint.mean (all well-conditioned; in float16, linear rounds its product before adding the
+bias, so fix's float32 result moves the hidden layer), and mint.sub of nearly equal numbers
+(ill-conditioned: 4096 minus 4096 less one or two ulps; one ulp more on 4096 changes the result
+by half or all of it), a gradient by ms.value_and_grad and an SGD step after stop(). Prints one
+JSON line per step: the loss (repr) and the SHA-256 of the hidden layer (relu's output), and at
+the end the SHA-256 of every parameter. With MSPROBE_ORIGINAL_SHIM=1 it first applies
+orig_shim.py (1.2.1 on the MindSpore that PyPI offers).
 """
 import argparse
 import hashlib

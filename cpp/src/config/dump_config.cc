@@ -526,7 +526,8 @@ void parse_free_benchmark(const Checker& ck, const JsonValue* sec, DumpConfig& c
   }
   if (!pytorch && (fb.if_preheat || (sec && (sec->find("preheat_step") || sec->find("max_sample"))))) {
     fb.ignored_note =
-        "'if_preheat', 'preheat_step' and 'max_sample' settings are not supported for mindspore free benchmark "
+        "'if_preheat', 'preheat_step' and 'max_sample' settings are not supported for mindspore free "
+        "benchmark "
         "task; they are ignored";
     fb.if_preheat = false;
   }

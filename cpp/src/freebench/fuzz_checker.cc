@@ -54,7 +54,8 @@ RatioVerdict FuzzChecker::judge(const OutputRef& o, DType original_dtype, const 
   const double thd = threshold(o.call, original_dtype);
   const RatioVerdict v = judge_ratio(stats, floor, thd);
   if (!v.consistent)
-    add_ratio_row(o, original_dtype, shape, v, thd, stats.min_product, -(floor * floor), "symbol_flipping", source);
+    add_ratio_row(o, original_dtype, shape, v, thd, stats.min_product, -(floor * floor), "symbol_flipping",
+                  source);
   return v;
 }
 
@@ -81,12 +82,14 @@ void FuzzChecker::add_ratio_row(const OutputRef& o, DType original_dtype, const 
   results_.add(std::move(r));
 }
 
-RatioVerdict FuzzChecker::check_ms_norms(const OutputRef& o, DType original_dtype, const std::vector<int64_t>& shape,
-                                         const MsNorms& norms, const SourceFn& source) {
+RatioVerdict FuzzChecker::check_ms_norms(const OutputRef& o, DType original_dtype,
+                                         const std::vector<int64_t>& shape, const MsNorms& norms,
+                                         const SourceFn& source) {
   const double thd = threshold(o.call, original_dtype);
   const RatioVerdict v = judge_ms_norms(norms, thd);
   // A sign flip: 1.2.1 writes its ratio 8.0 less one; the ranking puts it first.
-  if (!v.consistent) add_ratio_row(o, original_dtype, shape, v, thd, norms.min_forward, 0, py_float_repr(v.ratio - 1), source);
+  if (!v.consistent)
+    add_ratio_row(o, original_dtype, shape, v, thd, norms.min_forward, 0, py_float_repr(v.ratio - 1), source);
   return v;
 }
 

@@ -4,7 +4,6 @@ them ("mindspore.ops.bmm", "mindspore.Tensor.add", "mindspore.mint.sub",
 "mindspore.mint.nn.functional.relu")."""
 import os
 
-
 OPS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "free_benchmark_ops.yaml")
 # The dump's prefix of each section -> the module path 1.2.1's list names.
 _FULL_PREFIX = {"Tensor": "mindspore.Tensor.", "Functional": "mindspore.ops.", "Mint": "mindspore.mint.",
