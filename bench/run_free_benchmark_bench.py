@@ -65,10 +65,13 @@ def main():
     a = ap.parse_args()
     env_ours = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env_orig = {k: v for k, v in env_ours.items() if k != "PYTHONPATH"}
-    pythons = {("pytorch", "ours"): (sys.executable, env_ours), ("pytorch", "original"): (a.orig_python, env_orig)}
+    # Absolute: the step scripts run in bench/ (paths are shown as given).
+    pythons = {("pytorch", "ours"): (sys.executable, env_ours),
+               ("pytorch", "original"): (os.path.abspath(a.orig_python), env_orig)}
     if a.ms_python and a.orig_ms_python:
-        pythons[("mindspore", "ours")] = (a.ms_python, env_ours)
-        pythons[("mindspore", "original")] = (a.orig_ms_python, dict(env_orig, MSPROBE_ORIGINAL_SHIM="1"))
+        pythons[("mindspore", "ours")] = (os.path.abspath(a.ms_python), env_ours)
+        pythons[("mindspore", "original")] = (os.path.abspath(a.orig_ms_python),
+                                              dict(env_orig, MSPROBE_ORIGINAL_SHIM="1"))
     frameworks = sorted({fw for fw, _ in pythons}, reverse=True)  # pytorch first
     results = {(fw, p, m): [] for fw, p in pythons for m in MODES}
     started = datetime.datetime.now()
@@ -123,8 +126,8 @@ def main():
         + "`.",
         f"- Machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, shared with other "
         "jobs: medians over processes run interleaved in this one run.",
-        f"- Ours: commit {doc['commit']} ({os.path.relpath(sys.executable, ROOT)}); original: mindstudio-probe 1.2.1 in "
-        f"{a.orig_python}.",
+        f"- Ours: commit {doc['commit']} ({os.path.relpath(sys.executable, ROOT)}); original: mindstudio-probe "
+        f"1.2.1 in {a.orig_python}.",
         "- Workload: `bench/free_benchmark_step.py`: bench/gpt_step.py's GPT-style decoder (4 layers, d_model "
         "256, sequence 128, batch 8), fp32 on CPU, one thread, AdamW inside start/stop; task free_benchmark, "
         "check, forward, no scope or list (every API of the catalogue). Without a process group, as a "
