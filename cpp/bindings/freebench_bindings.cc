@@ -111,6 +111,20 @@ class PyChecker {
     return out;
   }
 
+  // MindSpore, host memory: every output of one call at once, (output_index, original,
+  // perturbed) viewed without copies (value_encoding.tensor_for_core: asnumpy on the CPU).
+  std::vector<RatioVerdict> check_ms_tensors(const std::string& call, int64_t step, int64_t rank,
+                                             const std::vector<std::tuple<int64_t, nb::object, nb::object>>& items) {
+    std::vector<RatioVerdict> out;
+    out.reserve(items.size());
+    for (const auto& [index, original, perturbed] : items) {
+      PyTensor o = host_tensor_arg(original, "check_ms_tensors: original");
+      PyTensor p = host_tensor_arg(perturbed, "check_ms_tensors: perturbed");
+      out.push_back(checker_.check_ms_tensor(OutputRef{call, step, rank, index}, o.view, p.view, source_fn()));
+    }
+    return out;
+  }
+
   FuzzChecker& core() { return checker_; }
 
  private:
@@ -178,6 +192,9 @@ void bind_freebench(nb::module_& m) {
       .def("check_ms_norms", &PyChecker::check_ms_norms, "call"_a, "step"_a, "rank"_a, "items"_a, "numbers"_a,
            "MindSpore: the verdicts of a call's outputs from the extremes computed on their device "
            "(MsNorms, fuzz_compare.h); writes a row per inconsistent output.")
+      .def("check_ms_tensors", &PyChecker::check_ms_tensors, "call"_a, "step"_a, "rank"_a, "items"_a,
+           "MindSpore, host tensors: the verdicts of a call's outputs (ms_norms, fuzz_compare.h); writes a "
+           "row per inconsistent output.")
       .def(
           "check_number",
           [](PyChecker& c, const std::string& call, int64_t step, int64_t rank, int64_t index, double o,

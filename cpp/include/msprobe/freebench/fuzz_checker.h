@@ -46,6 +46,9 @@ class FuzzChecker {
   // writes the row (max_rel = ratio - 1, 7.0 for a sign flip, as 1.2.1) when inconsistent.
   RatioVerdict check_ms_norms(const OutputRef& o, DType original_dtype, const std::vector<int64_t>& shape,
                               const MsNorms& norms, const SourceFn& source);
+  // MindSpore, host tensors: the same from ms_norms over the two outputs.
+  RatioVerdict check_ms_tensor(const OutputRef& o, const TensorView& original, const TensorView& perturbed,
+                               const SourceFn& source);
   // The magnitude below which values count as tiny (MindSpore: the forward floor in both stages).
   double floor(DType perturbed_dtype) const;
   // A Python number in an output sequence: ints must be equal, floats math.isclose (ratio o/p);

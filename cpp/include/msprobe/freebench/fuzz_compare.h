@@ -48,6 +48,10 @@ struct MsNorms {
   double max_forward = 1, max_backward = 1, min_forward = 1;
 };
 RatioVerdict judge_ms_norms(const MsNorms& n, double threshold);
+// The same extremes over host tensors, in one pass, as MindSpore's CPU kernels compute them:
+// the original rounded to the perturbed dtype, each quotient rounded to it (float16; bfloat16 in
+// float32), NaN quotients skipped by max and min as MindSpore's are, the results as float32.
+MsNorms ms_norms(const TensorView& original, const TensorView& perturbed, double floor);
 // Python scalars as 1.2.1 compares them: ints by ==, floats by math.isclose with ratio o/p
 // (both shifted by 1e-8 when p is 0).
 RatioVerdict judge_float(double original, double perturbed);
