@@ -113,14 +113,16 @@ class PyChecker {
 
   // MindSpore, host memory: every output of one call at once, (output_index, original,
   // perturbed) viewed without copies (value_encoding.tensor_for_core: asnumpy on the CPU).
-  std::vector<RatioVerdict> check_ms_tensors(const std::string& call, int64_t step, int64_t rank,
-                                             const std::vector<std::tuple<int64_t, nb::object, nb::object>>& items) {
+  std::vector<RatioVerdict> check_ms_tensors(
+      const std::string& call, int64_t step, int64_t rank,
+      const std::vector<std::tuple<int64_t, nb::object, nb::object>>& items) {
     std::vector<RatioVerdict> out;
     out.reserve(items.size());
     for (const auto& [index, original, perturbed] : items) {
       PyTensor o = host_tensor_arg(original, "check_ms_tensors: original");
       PyTensor p = host_tensor_arg(perturbed, "check_ms_tensors: perturbed");
-      out.push_back(checker_.check_ms_tensor(OutputRef{call, step, rank, index}, o.view, p.view, source_fn()));
+      out.push_back(
+          checker_.check_ms_tensor(OutputRef{call, step, rank, index}, o.view, p.view, source_fn()));
     }
     return out;
   }

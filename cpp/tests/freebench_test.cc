@@ -189,6 +189,27 @@ TEST(FreeBenchCompare, MindSporeNorms) {
   EXPECT_FALSE(judge_ms_norms({1.00001, 1.0, 1.0}, 1.0).consistent);  // no_change: any change
 }
 
+// Over host tensors: quotients where the divisor is above the floor, NaN skipped, float16
+// quotients rounded to float16, the original rounded to the perturbed dtype first.
+TEST(FreeBenchCompare, MindSporeNormsOfHostTensors) {
+  const float nan = std::nanf("");
+  std::vector<float> o{1.0f, 2.0f, -3.0f, nan, 1e-6f}, p{1.0f, 4.0f, 3.0f, 1.0f, 2.0f};
+  MsNorms n = ms_norms(view_of(o, DType::kFloat32), view_of(p, DType::kFloat32), 1e-4);
+  EXPECT_DOUBLE_EQ(n.max_forward, 1.0);  // 1, 0.5, -1, NaN (skipped), 5e-7
+  EXPECT_DOUBLE_EQ(n.min_forward, -1.0);
+  EXPECT_DOUBLE_EQ(n.max_backward, 2.0);  // 1, 2, -1, NaN, 1 (|o| below the floor)
+  EXPECT_TRUE(judge_ms_norms(n, 1.0002).symbol_flipping);
+  std::vector<uint16_t> o16{float_to_half(1.0f)}, p16{float_to_half(3.0f)};
+  n = ms_norms(view_of(o16, DType::kFloat16), view_of(p16, DType::kFloat16), 1e-3);
+  EXPECT_DOUBLE_EQ(n.max_forward, (double)round_to_half(1.0f / 3.0f));
+  EXPECT_NE(n.max_forward, (double)(1.0f / 3.0f));
+  EXPECT_DOUBLE_EQ(n.max_backward, 3.0);
+  EXPECT_DOUBLE_EQ(n.min_forward, (double)round_to_half(1.0f / 3.0f));
+  std::vector<float> one{1.0f}, three{3.0f};  // both below the floor: the ratio is 1 either way
+  EXPECT_DOUBLE_EQ(ms_norms(view_of(one, DType::kFloat32), view_of(three, DType::kFloat32), 5.0).max_backward,
+                   1.0);
+}
+
 TEST(FreeBenchResults, MindSporeNormsRow) {
   const std::string dir = test::temp_dir("freebench_ms_norms");
   FreeBenchmarkConfig cfg;

@@ -73,6 +73,24 @@ def test_backward_stage_compares_real_gradients(tmp_path):
     assert [r[3] for r in rows] == ["0", "0", "1", "1"]
 
 
+@pytest.mark.parametrize("section,args", [
+    ({"pert_mode": "change_value"}, ()), ({"pert_mode": "change_value"}, ("--dtype", "float16")),
+    ({"pert_mode": "bit_noise"}, ("--dtype", "float16")),
+    ({"pert_mode": "change_value", "fuzz_stage": "backward"}, ())])
+def test_host_measure_equals_device_measure(tmp_path, section, args):
+    """The C++ measure over host tensors (CPU) writes the rows that MindSpore's own kernels give
+    on the device path (MSPROBE_FORCE_DEVICE_PATH runs it on CPU tensors), to the bit."""
+    host, device = tmp_path / "host", tmp_path / "device"
+    host.mkdir()
+    device.mkdir()
+    run_net(host, section, *args)
+    cfg = (host / "config.json").read_text()
+    (device / "config.json").write_text(cfg)
+    run_python(NET, "config.json", *args, cwd=str(device), env={"MSPROBE_FORCE_DEVICE_PATH": "1"})
+    rows = read_rows(str(host / "dump" / "free_benchmark.csv"))
+    assert rows and rows == read_rows(str(device / "dump" / "free_benchmark.csv"))
+
+
 def test_parity_is_not_vacuous():
     with_rows = [n for n in CASES if read_rows(os.path.join(FIXTURES, n, "free_benchmark.csv"))]
     assert len(with_rows) >= 3

@@ -95,8 +95,8 @@ RatioVerdict FuzzChecker::check_ms_norms(const OutputRef& o, DType original_dtyp
 
 RatioVerdict FuzzChecker::check_ms_tensor(const OutputRef& o, const TensorView& original,
                                           const TensorView& perturbed, const SourceFn& source) {
-  return check_ms_norms(o, original.dtype, original.shape, ms_norms(original, perturbed, floor(perturbed.dtype)),
-                        source);
+  return check_ms_norms(o, original.dtype, original.shape,
+                        ms_norms(original, perturbed, floor(perturbed.dtype)), source);
 }
 
 double FuzzChecker::floor(DType perturbed_dtype) const {

@@ -1187,6 +1187,11 @@ class FreeBenchmarkChecker:
         MindSpore: the verdicts of a call's outputs from the extremes computed on their device (MsNorms, fuzz_compare.h); writes a row per inconsistent output.
         """
 
+    def check_ms_tensors(self, call: str, step: int, rank: int, items: Sequence[tuple[int, object, object]]) -> list[FuzzVerdict]:
+        """
+        MindSpore, host tensors: the verdicts of a call's outputs (ms_norms, fuzz_compare.h); writes a row per inconsistent output.
+        """
+
     def check_number(self, call: str, step: int, rank: int, output_index: int, original: float, perturbed: float, integer: bool) -> FuzzVerdict:
         """A Python number of an output sequence; writes the row when it differs."""
 
