@@ -135,7 +135,9 @@ def main():
         "row (docs/compatibility.md); ours writes its rows and the summary."
         + (" MindSpore: `bench/ms_decoder_step.py`, the same decoder on MindSpore PyNative (CPU, one thread, "
            "value_and_grad, AdamWeightDecay after stop); every API free_benchmark checks there "
-           "(1.2.1's selection), 1.2.1 with tests/mindspore/orig_shim.py." if "mindspore" in frameworks else ""),
+           "(1.2.1's selection), 1.2.1 with tests/mindspore/orig_shim.py. CSV rows count every probed step (ours 4 "
+           "per process, the original 3); per step the MindSpore rows are the same 22, byte-identical to 1.2.1's on "
+           "a one-step run." if "mindspore" in frameworks else ""),
         f"- {a.repetitions} processes per (package, mode); warmup/timed steps per process: ours "
         f"{STEPS['ours'][0]}/{STEPS['ours'][1]}, original {STEPS['original'][0]}/{STEPS['original'][1]}.",
         "- 1.2.1's own baseline (docs S02, Atlas A2, LLaMA2-7B one layer, whole network, check, forward): "
