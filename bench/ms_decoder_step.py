@@ -7,7 +7,8 @@ tests/mindspore/orig_shim.py on MindSpore 2.10, applied when MSPROBE_ORIGINAL_SH
     python bench/ms_decoder_step.py --mode L1_statistics --steps 10 --warmup 2 --out result.json
 
 Modes: none (no msprobe imported), off (PrecisionDebugger for L1 created, start() never called),
-L0_statistics, L1_statistics, mix_statistics (task statistics, summary_mode statistics).
+L0_statistics, L1_statistics, mix_statistics (task statistics, summary_mode statistics),
+fb_bit_noise, fb_no_change (task free_benchmark, check, forward, every API it checks).
 One timed step = debugger.start(model) .. debugger.step() inclusive: forward and backward
 (value_and_grad), optimizer update. The model's weights come from a fixed NumPy seed, so the
 losses are identical in every process and with either package.
@@ -23,7 +24,7 @@ import step_script
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-MODES = ("none", "off", "L0_statistics", "L1_statistics", "mix_statistics")
+MODES = ("none", "off", "L0_statistics", "L1_statistics", "mix_statistics", "fb_bit_noise", "fb_no_change")
 PROBE_CONFIG = {  # mode -> (task, level, summary_mode)
     "off": ("statistics", "L1", "statistics"),
     "L0_statistics": ("statistics", "L0", "statistics"),
@@ -132,6 +133,12 @@ def build(ms, np, seed):
 
 
 def write_config(path, dump_path, mode):
+    if mode.startswith("fb_"):
+        step_script.write_config(path, {
+            "task": "free_benchmark", "dump_path": dump_path, "rank": [], "step": [], "level": "L1",
+            "free_benchmark": {"list": [], "fuzz_device": "npu", "pert_mode": mode[len("fb_"):],
+                               "handler_type": "check", "fuzz_level": "L1", "fuzz_stage": "forward"}})
+        return
     task, level, summary_mode = PROBE_CONFIG[mode]
     cfg = {
         "task": task,
@@ -143,6 +150,15 @@ def write_config(path, dump_path, mode):
                        "summary_mode": summary_mode},
     }
     step_script.write_config(path, cfg)
+
+
+def csv_rows(dump_path):
+    """free_benchmark.csv's rows (0 without the file)."""
+    path = os.path.join(dump_path, "free_benchmark.csv")
+    if not os.path.exists(path):
+        return 0
+    with open(path) as f:
+        return max(sum(1 for _ in f) - 1, 0)
 
 
 def peak_rss_kb():
@@ -215,7 +231,7 @@ def main():
     step_script.step_result(
         args, package, msprobe_dir, step_times, step_cpu, losses, setup_s,
         mindspore=ms.__version__, threads=thread_count(), peak_rss_kb=peak_rss_kb(),
-        dump_path=dump_path if probing else None)
+        dump_path=dump_path if probing else None, csv_rows=csv_rows(dump_path) if probing else None)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ TORCH_TESTS=(tests/test_overflow_pytorch.py tests/test_parity_original.py tests/
              tests/grad_probe/test_grad_probe_torch.py tests/free_benchmark/test_parity.py
              tests/test_tolerances.py)
 MS_TESTS=(tests/mindspore/test_ms_parity_original.py tests/mindspore/test_ms_overflow.py
-          tests/grad_probe/test_grad_probe_ms.py tests/mindspore/test_ms_run_ut.py)
+          tests/grad_probe/test_grad_probe_ms.py tests/mindspore/test_ms_run_ut.py
+          tests/mindspore/test_ms_free_benchmark.py)
 
 setup_text=$(cd tests && "$PY" -c \
   "from tolerances import KERNEL_SETUP as s; print('\n'.join(f'{k}={v}' for k, v in s.items()))")

@@ -178,6 +178,7 @@ void bind_config(nb::module_& m) {
       .def_ro("fuzz_level", &FreeBenchmarkConfig::fuzz_level)
       .def_ro("fuzz_stage", &FreeBenchmarkConfig::fuzz_stage)
       .def_ro("if_preheat", &FreeBenchmarkConfig::if_preheat)
+      .def_ro("ignored_note", &FreeBenchmarkConfig::ignored_note)
       .def_ro("preheat_step", &FreeBenchmarkConfig::preheat_step)
       .def_ro("max_sample", &FreeBenchmarkConfig::max_sample);
 

@@ -4,12 +4,14 @@
 #include <Python.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "msprobe/base/error.h"
 #include "msprobe/dump/source_lines.h"
 #include "msprobe/freebench/fuzz_checker.h"
 #include "record_class.h"
@@ -87,6 +89,44 @@ class PyChecker {
                                source_fn());
   }
 
+  // MindSpore: every output of one call at once. `items` are (output_index, original dtype name,
+  // shape); `numbers` the float32 bytes of their MsNorms (three per item), read in one transfer.
+  std::vector<RatioVerdict> check_ms_norms(
+      const std::string& call, int64_t step, int64_t rank,
+      const std::vector<std::tuple<int64_t, std::string, std::vector<int64_t>>>& items, nb::bytes numbers) {
+    MSPROBE_CHECK(numbers.size() == items.size() * 3 * sizeof(float), InvalidInput,
+                  "check_ms_norms: " + std::to_string(numbers.size()) + " bytes for " +
+                      std::to_string(items.size()) + " outputs (three float32 each)");
+    std::vector<RatioVerdict> out;
+    out.reserve(items.size());
+    const char* p = static_cast<const char*>(numbers.data());
+    for (size_t i = 0; i < items.size(); ++i) {
+      float f[3];
+      std::memcpy(f, p + i * sizeof(f), sizeof(f));
+      const auto& [index, dtype, shape] = items[i];
+      const freebench::MsNorms n{f[0], f[1], f[2]};
+      out.push_back(checker_.check_ms_norms(OutputRef{call, step, rank, index}, dtype_from_name(dtype), shape,
+                                            n, source_fn()));
+    }
+    return out;
+  }
+
+  // MindSpore, host memory: every output of one call at once, (output_index, original,
+  // perturbed) viewed without copies (value_encoding.tensor_for_core: asnumpy on the CPU).
+  std::vector<RatioVerdict> check_ms_tensors(
+      const std::string& call, int64_t step, int64_t rank,
+      const std::vector<std::tuple<int64_t, nb::object, nb::object>>& items) {
+    std::vector<RatioVerdict> out;
+    out.reserve(items.size());
+    for (const auto& [index, original, perturbed] : items) {
+      PyTensor o = host_tensor_arg(original, "check_ms_tensors: original");
+      PyTensor p = host_tensor_arg(perturbed, "check_ms_tensors: perturbed");
+      out.push_back(
+          checker_.check_ms_tensor(OutputRef{call, step, rank, index}, o.view, p.view, source_fn()));
+    }
+    return out;
+  }
+
   FuzzChecker& core() { return checker_; }
 
  private:
@@ -151,6 +191,12 @@ void bind_freebench(nb::module_& m) {
       .def("check_stats", &PyChecker::check_stats, "call"_a, "step"_a, "rank"_a, "output_index"_a,
            "original_dtype"_a, "shape"_a, "perturbed_dtype"_a, "numel"_a, "min_product"_a, "min_ratio"_a,
            "max_ratio"_a, "The ratio verdict from reductions computed on the device.")
+      .def("check_ms_norms", &PyChecker::check_ms_norms, "call"_a, "step"_a, "rank"_a, "items"_a, "numbers"_a,
+           "MindSpore: the verdicts of a call's outputs from the extremes computed on their device "
+           "(MsNorms, fuzz_compare.h); writes a row per inconsistent output.")
+      .def("check_ms_tensors", &PyChecker::check_ms_tensors, "call"_a, "step"_a, "rank"_a, "items"_a,
+           "MindSpore, host tensors: the verdicts of a call's outputs (ms_norms, fuzz_compare.h); writes a "
+           "row per inconsistent output.")
       .def(
           "check_number",
           [](PyChecker& c, const std::string& call, int64_t step, int64_t rank, int64_t index, double o,
@@ -162,7 +208,7 @@ void bind_freebench(nb::module_& m) {
       .def(
           "floor",
           [](PyChecker& c, const std::string& perturbed_dtype) {
-            return freebench::ratio_floor(dtype_from_name(perturbed_dtype), c.core().backward_stage());
+            return c.core().floor(dtype_from_name(perturbed_dtype));
           },
           "perturbed_dtype"_a, "The magnitude below which values count as tiny in the ratio.")
       .def("benchmark_tensor", &PyChecker::benchmark_tensor, "original"_a, "cpu"_a)

@@ -409,6 +409,26 @@ TEST(DumpConfig, FreeBenchmark) {
              "\"free_benchmark.max_sample\" must be an integer > 0, got 1.5");
 }
 
+TEST(DumpConfig, FreeBenchmarkMindSpore) {
+  auto fb = [](const std::string& body) {
+    return "{\"task\": \"free_benchmark\", \"free_benchmark\": {" + body + "}}";
+  };
+  // 1.2.1 warns that the preheat settings are not supported on MindSpore and ignores them.
+  DumpConfig c = cfg(fb(R"("if_preheat": true, "preheat_step": 2, "list": ["mindspore.mint.sub"])"),
+                     Framework::kMindSpore);
+  EXPECT_FALSE(c.free_benchmark.if_preheat);
+  EXPECT_HAS(c.free_benchmark.ignored_note, "'if_preheat', 'preheat_step' and 'max_sample' settings are not");
+  EXPECT_EQ(cfg(fb(R"("max_sample": 3)"), Framework::kMindSpore).free_benchmark.ignored_note.empty(), false);
+  EXPECT_TRUE(
+      cfg(fb(R"("pert_mode": "bit_noise")"), Framework::kMindSpore).free_benchmark.ignored_note.empty());
+  EXPECT_TRUE(cfg(fb(R"("if_preheat": true)")).free_benchmark.ignored_note.empty());
+  // Its list names whole APIs, matched by the adapter: the dump's filters stay open.
+  EXPECT_EQ(c.free_benchmark.list, std::vector<std::string>{"mindspore.mint.sub"});
+  EXPECT_TRUE(c.list.empty());
+  EXPECT_HAS(err(fb(R"("handler_type": "fix", "pert_mode": "add_noise")"), Framework::kMindSpore),
+             "\"free_benchmark.pert_mode\" must be improve_precision when");
+}
+
 TEST(DumpConfig, RunUt) {
   DumpConfig c = cfg(
       R"({"task": "run_ut", "run_ut": {"white_list": ["conv2d"], "black_list": [], "error_data_path": "/tmp"}})");

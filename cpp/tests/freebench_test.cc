@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -166,6 +167,64 @@ TEST(FreeBenchResults, CsvAppendsAndSummaryRanks) {
   EXPECT_LT(cc, b);
   EXPECT_NE(json.find("\"line\": 12"), std::string::npos);
   EXPECT_NE(c.results().end_line().find("worst: Torch.d"), std::string::npos);
+}
+
+// MindSpore 1.2.1's measure: inf and NaN extremes read as 1, a negative min(o/p) is a sign flip
+// (ratio 8.0), otherwise the larger maximum either way, judged against the dtype's threshold.
+TEST(FreeBenchCompare, MindSporeNorms) {
+  RatioVerdict v = judge_ms_norms({1.0001, 1.0, 0.9999}, 1.0002);
+  EXPECT_TRUE(v.consistent);
+  EXPECT_DOUBLE_EQ(v.ratio, 1.0001);
+  v = judge_ms_norms({1.0, 2.0, 0.5}, 1.0002);
+  EXPECT_FALSE(v.consistent);
+  EXPECT_DOUBLE_EQ(v.ratio, 2.0);
+  v = judge_ms_norms({std::numeric_limits<double>::infinity(), std::nan(""), 1.0}, 1.0002);
+  EXPECT_TRUE(v.consistent);
+  EXPECT_DOUBLE_EQ(v.ratio, 1.0);
+  v = judge_ms_norms({1.0, 1.0, -0.5}, 1.004);
+  EXPECT_TRUE(v.symbol_flipping);
+  EXPECT_FALSE(v.consistent);
+  EXPECT_DOUBLE_EQ(v.ratio, 8.0);
+  EXPECT_FALSE(judge_ms_norms({1.0, 1.0, -std::numeric_limits<double>::infinity()}, 1.0002).symbol_flipping);
+  EXPECT_FALSE(judge_ms_norms({1.00001, 1.0, 1.0}, 1.0).consistent);  // no_change: any change
+}
+
+// Over host tensors: quotients where the divisor is above the floor, NaN skipped, float16
+// quotients rounded to float16, the original rounded to the perturbed dtype first.
+TEST(FreeBenchCompare, MindSporeNormsOfHostTensors) {
+  const float nan = std::nanf("");
+  std::vector<float> o{1.0f, 2.0f, -3.0f, nan, 1e-6f}, p{1.0f, 4.0f, 3.0f, 1.0f, 2.0f};
+  MsNorms n = ms_norms(view_of(o, DType::kFloat32), view_of(p, DType::kFloat32), 1e-4);
+  EXPECT_DOUBLE_EQ(n.max_forward, 1.0);  // 1, 0.5, -1, NaN (skipped), 5e-7
+  EXPECT_DOUBLE_EQ(n.min_forward, -1.0);
+  EXPECT_DOUBLE_EQ(n.max_backward, 2.0);  // 1, 2, -1, NaN, 1 (|o| below the floor)
+  EXPECT_TRUE(judge_ms_norms(n, 1.0002).symbol_flipping);
+  std::vector<uint16_t> o16{float_to_half(1.0f)}, p16{float_to_half(3.0f)};
+  n = ms_norms(view_of(o16, DType::kFloat16), view_of(p16, DType::kFloat16), 1e-3);
+  EXPECT_DOUBLE_EQ(n.max_forward, (double)round_to_half(1.0f / 3.0f));
+  EXPECT_NE(n.max_forward, (double)(1.0f / 3.0f));
+  EXPECT_DOUBLE_EQ(n.max_backward, 3.0);
+  EXPECT_DOUBLE_EQ(n.min_forward, (double)round_to_half(1.0f / 3.0f));
+  std::vector<float> one{1.0f}, three{3.0f};  // both below the floor: the ratio is 1 either way
+  EXPECT_DOUBLE_EQ(ms_norms(view_of(one, DType::kFloat32), view_of(three, DType::kFloat32), 5.0).max_backward,
+                   1.0);
+}
+
+TEST(FreeBenchResults, MindSporeNormsRow) {
+  const std::string dir = test::temp_dir("freebench_ms_norms");
+  FreeBenchmarkConfig cfg;
+  cfg.pert_mode = "bit_noise";
+  FuzzChecker c(cfg, dir, Framework::kMindSpore);
+  // max_rel: the float32 read of the ratio, less one, as Python prints it.
+  const double ratio = (double)2.0f;
+  c.check_ms_norms({"Mint.sub.0", 1, -1, -1}, DType::kFloat32, {5, 4}, {ratio, 1.0, 0.5}, nullptr);
+  c.check_ms_norms({"Mint.split.0", 1, -1, 1}, DType::kFloat16, {3}, {1.0, 1.0, -1.0}, nullptr);
+  c.check_ms_norms({"Mint.add.0", 1, -1, -1}, DType::kFloat32, {2}, {1.0, 1.0, 1.0}, nullptr);
+  const std::string csv = test::read_file(dir + "/free_benchmark.csv");
+  EXPECT_NE(csv.find("\r\n,bit_noise,forward,1,Mint.sub.0,1.0,Float32,\"(5, 4)\",\r\n"), std::string::npos);
+  EXPECT_NE(csv.find("\r\n,bit_noise,forward,1,Mint.split.0,7.0,Float16,\"(3,)\",1\r\n"), std::string::npos);
+  EXPECT_EQ(csv.find("Mint.add.0"), std::string::npos);
+  EXPECT_EQ(c.results().rows()[1].measure, "symbol_flipping");  // ranked first in the summary
 }
 
 TEST(FreeBenchResults, MindSporeFormat) {

@@ -30,7 +30,7 @@ def run(tmp_path, body):
     ("config_path=['x']", "'config_path' must be a str"),
     ("step=3", "'step' must be a list"),
     ("config_path='missing.json'", "missing.json"),
-    ("task='free_benchmark'", "not supported"),
+    ("task='free_benchmark', level='L0'", "Task free_benchmark is not supported in this mode: pynative."),
 ])
 def test_constructor_errors(tmp_path, kwargs, expected):
     out = run(tmp_path, f"show(lambda: PrecisionDebugger({kwargs}))")

@@ -524,8 +524,19 @@ void parse_free_benchmark(const Checker& ck, const JsonValue* sec, DumpConfig& c
           "true");
     }
   }
-  c.scope = fb.scope;
-  c.list = fb.list;
+  if (!pytorch && (fb.if_preheat || (sec && (sec->find("preheat_step") || sec->find("max_sample"))))) {
+    fb.ignored_note =
+        "'if_preheat', 'preheat_step' and 'max_sample' settings are not supported for mindspore free "
+        "benchmark "
+        "task; they are ignored";
+    fb.if_preheat = false;
+  }
+  // MindSpore's list names whole APIs ("mindspore.ops.bmm") and its adapter wraps only those;
+  // 1.2.1 reads no scope there. The dump's filters stay open.
+  if (pytorch) {
+    c.scope = fb.scope;
+    c.list = fb.list;
+  }
 }
 
 void parse_run_ut(const Checker& ck, const JsonValue* sec, DumpConfig& c) {

@@ -53,15 +53,23 @@ RatioVerdict FuzzChecker::judge(const OutputRef& o, DType original_dtype, const 
   const double floor = ratio_floor(perturbed_dtype, backward_stage());
   const double thd = threshold(o.call, original_dtype);
   const RatioVerdict v = judge_ratio(stats, floor, thd);
-  if (v.consistent) return v;
+  if (!v.consistent)
+    add_ratio_row(o, original_dtype, shape, v, thd, stats.min_product, -(floor * floor), "symbol_flipping",
+                  source);
+  return v;
+}
+
+void FuzzChecker::add_ratio_row(const OutputRef& o, DType original_dtype, const std::vector<int64_t>& shape,
+                                const RatioVerdict& v, double thd, double flip_value, double flip_limit,
+                                const std::string& flip_text, const SourceFn& source) {
   FuzzRow r = base_row(o);
   r.dtype = dtype_text(original_dtype);
   r.shape = shape_text(shape);
   if (v.symbol_flipping) {
-    r.max_rel = "symbol_flipping";
+    r.max_rel = flip_text;
     r.measure = "symbol_flipping";
-    r.value = stats.min_product;
-    r.limit = -(floor * floor);
+    r.value = flip_value;
+    r.limit = flip_limit;
     r.excess = std::numeric_limits<double>::infinity();
   } else {
     r.max_rel = py_float_repr(v.ratio - 1);
@@ -72,7 +80,27 @@ RatioVerdict FuzzChecker::judge(const OutputRef& o, DType original_dtype, const 
   }
   if (source) r.source = source();
   results_.add(std::move(r));
+}
+
+RatioVerdict FuzzChecker::check_ms_norms(const OutputRef& o, DType original_dtype,
+                                         const std::vector<int64_t>& shape, const MsNorms& norms,
+                                         const SourceFn& source) {
+  const double thd = threshold(o.call, original_dtype);
+  const RatioVerdict v = judge_ms_norms(norms, thd);
+  // A sign flip: 1.2.1 writes its ratio 8.0 less one; the ranking puts it first.
+  if (!v.consistent)
+    add_ratio_row(o, original_dtype, shape, v, thd, norms.min_forward, 0, py_float_repr(v.ratio - 1), source);
   return v;
+}
+
+RatioVerdict FuzzChecker::check_ms_tensor(const OutputRef& o, const TensorView& original,
+                                          const TensorView& perturbed, const SourceFn& source) {
+  return check_ms_norms(o, original.dtype, original.shape,
+                        ms_norms(original, perturbed, floor(perturbed.dtype)), source);
+}
+
+double FuzzChecker::floor(DType perturbed_dtype) const {
+  return ratio_floor(perturbed_dtype, framework_ == Framework::kPyTorch && backward_stage());
 }
 
 RatioVerdict FuzzChecker::check_tensor(const OutputRef& o, const TensorView& original,

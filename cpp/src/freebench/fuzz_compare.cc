@@ -290,6 +290,67 @@ RatioVerdict judge_ratio(const RatioStats& s, double floor, double threshold) {
   return v;
 }
 
+RatioVerdict judge_ms_norms(const MsNorms& n, double threshold) {
+  constexpr double kSymbolFlippingRatio = 8.0;
+  const auto read = [](double x) { return std::isfinite(x) ? x : 1.0; };  // 1.2.1's overflow rule
+  RatioVerdict v;
+  if (read(n.min_forward) < 0) {
+    v.symbol_flipping = true;
+    v.ratio = kSymbolFlippingRatio;
+  } else {
+    v.ratio = std::max(read(n.max_forward), read(n.max_backward));
+  }
+  v.consistent = threshold >= v.ratio && v.ratio >= 1.0 / threshold;
+  return v;
+}
+
+namespace {
+
+template <typename T>
+MsNorms ms_norms_as(const TensorView& o, const TensorView& p, double floor_d) {
+  // bfloat16 is divided in float32 (1.2.1 casts both up); float16 rounds every quotient.
+  const Arith<T> a{p.dtype == DType::kBFloat16 ? DType::kFloat32 : p.dtype};
+  const T floor = (T)floor_d;
+  const int64_t n = o.numel();
+  ElementReader ro(o), rp(p);
+  std::vector<T> bo(kBlock), bp(kBlock);
+  const T none = std::numeric_limits<T>::quiet_NaN();
+  T max_f = none, max_b = none, min_f = none;
+  const auto take_max = [](T& m, T r) {
+    if (!std::isnan(r) && (std::isnan(m) || r > m)) m = r;
+  };
+  const auto take_min = [](T& m, T r) {
+    if (!std::isnan(r) && (std::isnan(m) || r < m)) m = r;
+  };
+  const Arith<T> cast{p.dtype};  // original.astype(perturbed dtype)
+  for (int64_t done = 0; done < n; done += kBlock) {
+    const int64_t m = std::min(kBlock, n - done);
+    ro.read<T>(m, bo.data());
+    rp.read<T>(m, bp.data());
+    for (int64_t i = 0; i < m; ++i) {
+      const T x = cast.round(bo[i]), y = bp[i];
+      const T f = std::fabs(y) > floor ? a.round(x / y) : (T)1;
+      const T b = std::fabs(x) > floor ? a.round(y / x) : (T)1;
+      take_max(max_f, f);
+      take_min(min_f, f);
+      take_max(max_b, b);
+    }
+  }
+  // All NaN: MindSpore's max returns NaN, which the verdict reads as 1.
+  return MsNorms{(double)(float)max_f, (double)(float)max_b, (double)(float)min_f};
+}
+
+}  // namespace
+
+MsNorms ms_norms(const TensorView& original, const TensorView& perturbed, double floor) {
+  MSPROBE_CHECK(original.numel() == perturbed.numel(), InvalidInput,
+                "the perturbed output has " + std::to_string(perturbed.numel()) + " elements, the original " +
+                    std::to_string(original.numel()));
+  if (original.numel() == 0) return MsNorms{};
+  if (perturbed.dtype == DType::kFloat64) return ms_norms_as<double>(original, perturbed, floor);
+  return ms_norms_as<float>(original, perturbed, floor);
+}
+
 RatioVerdict judge_float(double original, double perturbed) {
   RatioVerdict v;
   if (perturbed == 0) {

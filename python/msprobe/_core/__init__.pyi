@@ -71,6 +71,9 @@ class FreeBenchmarkConfig:
     def if_preheat(self) -> bool: ...
 
     @property
+    def ignored_note(self) -> str: ...
+
+    @property
     def preheat_step(self) -> int: ...
 
     @property
@@ -1178,6 +1181,16 @@ class FreeBenchmarkChecker:
 
     def check_stats(self, call: str, step: int, rank: int, output_index: int, original_dtype: str, shape: Sequence[int], perturbed_dtype: str, numel: int, min_product: float, min_ratio: float, max_ratio: float) -> FuzzVerdict:
         """The ratio verdict from reductions computed on the device."""
+
+    def check_ms_norms(self, call: str, step: int, rank: int, items: Sequence[tuple[int, str, Sequence[int]]], numbers: bytes) -> list[FuzzVerdict]:
+        """
+        MindSpore: the verdicts of a call's outputs from the extremes computed on their device (MsNorms, fuzz_compare.h); writes a row per inconsistent output.
+        """
+
+    def check_ms_tensors(self, call: str, step: int, rank: int, items: Sequence[tuple[int, object, object]]) -> list[FuzzVerdict]:
+        """
+        MindSpore, host tensors: the verdicts of a call's outputs (ms_norms, fuzz_compare.h); writes a row per inconsistent output.
+        """
 
     def check_number(self, call: str, step: int, rank: int, output_index: int, original: float, perturbed: float, integer: bool) -> FuzzVerdict:
         """A Python number of an output sequence; writes the row when it differs."""

@@ -6,7 +6,8 @@ from msprobe.core.api_catalogue import SECTIONS, load_api_catalogue, resolve_own
 
 class ApiPatcher:
     def __init__(self, framework, make_wrapper, api_list_path=None):
-        """make_wrapper(section, dotted_name, original, api_name) -> the wrapper to install."""
+        """make_wrapper(section, dotted_name, original, api_name) -> the wrapper to install, or None
+        to leave the API alone."""
         self.framework = framework
         self.make_wrapper = make_wrapper
         self.api_list_path = api_list_path
@@ -36,6 +37,8 @@ class ApiPatcher:
         if not callable(original) or hasattr(original, "__msprobe_original__"):
             return
         wrapper = self.make_wrapper(section, dotted, original, api_name)
+        if wrapper is None:
+            return
         wrapper.__msprobe_original__ = original
         try:
             setattr(owner, attr, wrapper)

@@ -19,6 +19,7 @@ from msprobe.core.errors import MsprobeException
 
 DUMP_TASKS = ("statistics", "tensor", "overflow_check")
 GRAD_PROBE = "grad_probe"   # its own tool: monitor(...), no dump session (1.2.1 too)
+FREE_BENCHMARK = "free_benchmark"
 
 
 class DebuggerBase:
@@ -29,6 +30,7 @@ class DebuggerBase:
     session = None
     end_reported = False
     gm = None          # grad_probe's GradientMonitor
+    fuzz = None        # free_benchmark's runner (msprobe/core/free_benchmark.py)
 
     def __new__(cls, *args, **kwargs):
         if cls._instance is None:
@@ -98,6 +100,14 @@ class DebuggerBase:
             self.session.close()
             self._report_disabled()
             self._report_lost_calls()
+        if self.fuzz is not None:
+            self._fuzz_finish(True)
+
+    def _fuzz_finish(self, final):
+        try:
+            self.fuzz.finish(final)
+        except Exception as e:  # noqa: BLE001  the summary is best effort; the CSV is written already
+            log.warning(f"free_benchmark: the summary was not written ({type(e).__name__}: {e})")
 
     def _report_lost_calls(self):
         """One line at the end of the run: how many calls the disabled probe did not record."""
@@ -202,6 +212,8 @@ class DebuggerBase:
         self._set_active(False)
         self.session.step()
         self._report_disabled()
+        if self.fuzz is not None:
+            self._fuzz_finish(False)
 
     # ---- tests ---------------------------------------------------------------------------------
     def _remove_hooks(self):

@@ -6,9 +6,9 @@ import os
 import mindspore as ms
 
 from msprobe import _core
-from msprobe.core import log
-from msprobe.core.debugger_base import DebuggerBase
-from msprobe.core.debugger_support import check_argument_types
+from msprobe.core import api_patcher, log
+from msprobe.core.debugger_base import DUMP_TASKS, FREE_BENCHMARK, DebuggerBase
+from msprobe.core.debugger_support import check_argument_types, library_prefixes
 from msprobe.core.errors import MsprobeException
 from msprobe.mindspore import device_stats, kernel_dump
 from msprobe.mindspore.api_wrapper import ApiPatcher
@@ -52,6 +52,7 @@ def _current_rank():
 class PrecisionDebugger(DebuggerBase):
     FRAMEWORK = "mindspore"
     STATE = STATE
+    TASKS = DUMP_TASKS + (FREE_BENCHMARK,)
     kernel = False  # L2/static graph: the KernelDump, or None (nothing to do); False: hooks
 
     def __init__(self, config_path=None, task=None, dump_path=None, level=None, step=None):
@@ -71,6 +72,9 @@ class PrecisionDebugger(DebuggerBase):
         if cfg.task == "grad_probe":
             from msprobe.mindspore.grad_probe.grad_monitor import GradientMonitor
             self._open_grad_probe(GradientMonitor)
+            return
+        if cfg.task == FREE_BENCHMARK:
+            self._init_free_benchmark(cfg)
             return
         # L2 and static graph: MindSpore dumps the kernels itself (kernel_dump.py).
         route = kernel_dump.check_routing(cfg, kernel_dump.execution_mode())
@@ -95,6 +99,32 @@ class PrecisionDebugger(DebuggerBase):
         self.start_called = False
         if cfg.level in ("L1", "mix"):
             self.api_patcher.install()
+        self._finish_init()
+
+    def _init_free_benchmark(self, cfg):
+        """Task free_benchmark (PyNative, API level as in 1.2.1): the APIs of
+        free_benchmark/free_benchmark_ops.yaml that the config's list selects, wrapped by the
+        FuzzRunner."""
+        from msprobe.mindspore.free_benchmark import FuzzRunner
+        from msprobe.mindspore.free_benchmark.selection import OPS_PATH, selector
+        mode = kernel_dump.execution_mode()
+        if mode != "pynative" or cfg.level in ("L0", "L2"):
+            raise MsprobeException(f"Task free_benchmark is not supported in this mode: {mode}.")
+        if cfg.free_benchmark.ignored_note:
+            log.warning(cfg.free_benchmark.ignored_note)
+        self._open_session(cfg, ms, None, encode_ms_value, to_host, MSPROBE_DIR, device_stats)
+        self.fuzz = FuzzRunner(cfg, STATE, library_prefixes(ms) + [MSPROBE_DIR])
+        selected = selector(cfg.free_benchmark.list)
+
+        def wrap(section, dotted, original, api_name):
+            return self.fuzz.make_wrapper(original, api_name) if selected(api_name) else None
+        self.api_patcher = api_patcher.ApiPatcher("mindspore", wrap, OPS_PATH)
+        self.api_patcher.install()
+        self.cell_hooks = CellHooks()
+        self.primitive_hooks = PrimitiveHooks()
+        self.jit_capture = JitCapture(self.api_patcher, record=False)
+        self.first_start = True
+        self.start_called = False
         self._finish_init()
 
     def _set_active(self, on):
@@ -130,14 +160,17 @@ class PrecisionDebugger(DebuggerBase):
             ranks = self.config.rank
             if ranks and rank not in ranks:
                 return
-            if model is not None and level in ("L1", "mix") and self.config.task != "overflow_check":
+            hooks = self.fuzz is None  # free_benchmark: APIs only, no Primitives or Jit (as 1.2.1)
+            if hooks and model is not None and level in ("L1", "mix") and self.config.task != "overflow_check":
                 self.primitive_hooks.register(model)
-            if level in ("L0", "mix"):
+            if hooks and level in ("L0", "mix"):
                 self.cell_hooks.register(model, STATE.want_backward)
-            if level in ("L1", "mix"):
+            if hooks and level in ("L1", "mix"):
                 self.jit_capture.install()
             self.first_start = False
             self.rank = rank
+            if self.fuzz is not None:
+                self.fuzz.rank = rank  # -1: 1.2.1's empty rank column
         self._switch_on(self.rank)
 
     def _stop_impl(self):

@@ -6,7 +6,7 @@ import torch
 
 from msprobe import _core
 from msprobe.core import api_patcher, log
-from msprobe.core.debugger_base import DUMP_TASKS, DebuggerBase
+from msprobe.core.debugger_base import DUMP_TASKS, FREE_BENCHMARK, DebuggerBase
 from msprobe.core.debugger_support import check_argument_types, library_prefixes
 from msprobe.core.errors import MsprobeException
 from msprobe.pytorch import device_stats
@@ -40,8 +40,7 @@ def _check_model(model):
 class PrecisionDebugger(DebuggerBase):
     FRAMEWORK = "pytorch"
     STATE = STATE
-    TASKS = DUMP_TASKS + ("free_benchmark",)
-    fuzz = None  # task free_benchmark: its FuzzRunner
+    TASKS = DUMP_TASKS + (FREE_BENCHMARK,)
 
     def __init__(self, config_path=None, task=None, dump_path=None, level=None, model=None,
                  step=None):
@@ -102,22 +101,6 @@ class PrecisionDebugger(DebuggerBase):
         self.modules_registered = True
         self.regions = ConstructRegions()
         self.started_by_dataloader = False
-
-    def _step_impl(self):
-        super()._step_impl()
-        if self.fuzz is not None:
-            self._fuzz_finish(False)
-
-    def _at_exit(self):
-        super()._at_exit()
-        if self.fuzz is not None:
-            self._fuzz_finish(True)
-
-    def _fuzz_finish(self, final):
-        try:
-            self.fuzz.finish(final)
-        except Exception as e:  # noqa: BLE001  the summary is best effort; the CSV is written already
-            log.warning(f"free_benchmark: the summary was not written ({type(e).__name__}: {e})")
 
     def _bypassed(self, what):
         if self.config.enable_dataloader:

@@ -16,6 +16,9 @@ struct FreeBenchmarkConfig {
   std::string fuzz_level = "L1", fuzz_stage = "forward";
   bool if_preheat = false;
   int64_t preheat_step = 15, max_sample = 20;
+  // MindSpore: 1.2.1 warns that the preheat settings are not supported and ignores them; the
+  // adapter logs this line (empty: nothing to say).
+  std::string ignored_note;
 };
 
 struct RunUtConfig {

@@ -42,6 +42,15 @@ class FuzzChecker {
   // The same from the three reductions computed on the device (fuzz_compare.h).
   RatioVerdict check_stats(const OutputRef& o, DType original_dtype, const std::vector<int64_t>& shape,
                            DType perturbed_dtype, const RatioStats& stats, const SourceFn& source);
+  // MindSpore: the verdict from the extremes its adapter computed on the device (MsNorms);
+  // writes the row (max_rel = ratio - 1, 7.0 for a sign flip, as 1.2.1) when inconsistent.
+  RatioVerdict check_ms_norms(const OutputRef& o, DType original_dtype, const std::vector<int64_t>& shape,
+                              const MsNorms& norms, const SourceFn& source);
+  // MindSpore, host tensors: the same from ms_norms over the two outputs.
+  RatioVerdict check_ms_tensor(const OutputRef& o, const TensorView& original, const TensorView& perturbed,
+                               const SourceFn& source);
+  // The magnitude below which values count as tiny (MindSpore: the forward floor in both stages).
+  double floor(DType perturbed_dtype) const;
   // A Python number in an output sequence: ints must be equal, floats math.isclose (ratio o/p);
   // a row (without dtype and shape) when they are not.
   RatioVerdict check_number(const OutputRef& o, double original, double perturbed, bool integer);
@@ -62,6 +71,10 @@ class FuzzChecker {
   RatioVerdict judge(const OutputRef& o, DType original_dtype, const std::vector<int64_t>& shape,
                      DType perturbed_dtype, const RatioStats& stats, const SourceFn& source);
   FuzzRow base_row(const OutputRef& o) const;
+  // The row of an inconsistent ratio verdict (ranked by how far beyond thd - 1 it went).
+  void add_ratio_row(const OutputRef& o, DType original_dtype, const std::vector<int64_t>& shape,
+                     const RatioVerdict& v, double threshold, double flip_value, double flip_limit,
+                     const std::string& flip_text, const SourceFn& source);
 
   FreeBenchmarkConfig cfg_;
   Framework framework_;

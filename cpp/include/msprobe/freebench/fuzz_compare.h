@@ -37,6 +37,21 @@ struct RatioVerdict {
   double ratio = 1;              // max(|o|/|p|, |p|/|o|) over the elements (>= 1)
 };
 RatioVerdict judge_ratio(const RatioStats& s, double floor, double threshold);
+
+// MindSpore 1.2.1's measure of one output. With o the original output in the perturbed dtype, p
+// the perturbed output and the floor of ratio_floor (forward, in both stages), r1 = where(|p| >
+// floor, o/p, 1) and r2 = where(|o| > floor, p/o, 1), computed in the perturbed dtype (bf16 in
+// fp32) by MindSpore's kernels on the tensor's device. The adapter reads their extremes as
+// float32; the verdict reads inf and NaN as 1, a negative min(r1) as a sign flip (ratio 8.0, as
+// 1.2.1 writes), else the ratio is max(max(r1), max(r2)).
+struct MsNorms {
+  double max_forward = 1, max_backward = 1, min_forward = 1;
+};
+RatioVerdict judge_ms_norms(const MsNorms& n, double threshold);
+// The same extremes over host tensors, in one pass, as MindSpore's CPU kernels compute them:
+// the original rounded to the perturbed dtype, each quotient rounded to it (float16; bfloat16 in
+// float32), NaN quotients skipped by max and min as MindSpore's are, the results as float32.
+MsNorms ms_norms(const TensorView& original, const TensorView& perturbed, double floor);
 // Python scalars as 1.2.1 compares them: ints by ==, floats by math.isclose with ratio o/p
 // (both shifted by 1e-8 when p is 0).
 RatioVerdict judge_float(double original, double perturbed);

@@ -9,8 +9,7 @@ updated; the arguments of the user's call are never written to.
 """
 import torch
 
-from msprobe import _core
-from msprobe.core import log
+from msprobe.core.free_benchmark import FuzzRunnerBase
 from msprobe.pytorch.free_benchmark.perturbation import cpu_call, first_valid_index, perturbed_call
 
 _INPLACE_DUNDERS = frozenset(
@@ -128,42 +127,15 @@ def _replace_output(original, perturbed):
                      "replaced")
 
 
-class FuzzRunner:
+class FuzzRunner(FuzzRunnerBase):
     """One free_benchmark run: wraps the catalogue's APIs and judges their calls."""
+    FRAMEWORK = "pytorch"
 
     def __init__(self, cfg, state, library_prefixes):
+        super().__init__(cfg, state, library_prefixes)
         fb = cfg.free_benchmark
-        self.mode = fb.pert_mode
-        self.fix = fb.handler_type == "fix"
-        self.backward = fb.fuzz_stage == "backward"
         self.on_cpu = fb.fuzz_device == "cpu"
         self.preheat = fb.if_preheat and not self.fix
-        self.state = state
-        self.checker = _core.FreeBenchmarkChecker(cfg, "pytorch", library_prefixes)
-        self.rank = 0
-        self._warned = set()
-
-    # ---- wrappers ------------------------------------------------------------------------------
-    def make_wrapper(self, original, api_name):
-        state = self.state
-        runner = self
-
-        def wrapper(*args, **kwargs):
-            if not state.active or state.busy:
-                return original(*args, **kwargs)
-            return runner.call(original, api_name, args, kwargs)
-        wrapper.__msprobe_original__ = original
-        try:
-            wrapper.__name__ = getattr(original, "__name__", api_name)
-            wrapper.__doc__ = getattr(original, "__doc__", None)
-        except (AttributeError, TypeError):
-            pass
-        return wrapper
-
-    def _warn_once(self, key, msg):
-        if key not in self._warned:
-            self._warned.add(key)
-            log.warning(msg)
 
     def call(self, original, api_name, args, kwargs):
         state = self.state
@@ -460,13 +432,6 @@ class FuzzRunner:
             if v is not None and not v.consistent:
                 self._compare(name, step, tuple(origin_grads), tuple(perturbed_grads))
                 break
-
-    # ---- end of the run --------------------------------------------------------------------------
-    def finish(self, final):
-        """Writes free_benchmark_summary.json; at the end of the run, says what was found."""
-        self.checker.write_summary()
-        if final:
-            log.info(self.checker.end_line())
 
 
 def _core_api(name):
