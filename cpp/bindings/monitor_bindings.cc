@@ -5,6 +5,9 @@
 //       .add(prefix, tags, tensors)     one call per hook or per step; None: not a tensor
 //       .flush(prefix, step) -> MonitorFlush
 //   monitor_stats(tensor, eps) -> MonitorStats
+//   AnomalyFile(dir, rank, pp_stage, group_mates).write(alerts)     anomaly.json
+//   read_anomalies(data_path), earliest_anomalies(entries, top_k, steps),
+//   write_anomaly_analysis(out_dir, entries)                         anomaly_analyse
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -13,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "msprobe/monitor/anomaly_file.h"
 #include "msprobe/monitor/monitor_config.h"
 #include "msprobe/monitor/monitor_writer.h"
 #include "record_class.h"
@@ -95,7 +99,10 @@ void bind_monitor(nb::module_& m) {
       .ro("value", &MonitorAlert::value)
       .ro("baseline", &MonitorAlert::baseline)
       .ro("rule", &MonitorAlert::rule)
-      .ro("call_id", &MonitorAlert::call_id);
+      .ro("call_id", &MonitorAlert::call_id)
+      .ro("threshold", &MonitorAlert::threshold)
+      .ro("message", &MonitorAlert::message)
+      .ro("line", &MonitorAlert::line);
   RecordClass<MonitorFlush>(m, "MonitorFlush", "What one flush of the monitor wrote and found.")
       .ro("prefix", &MonitorFlush::prefix)
       .ro("step", &MonitorFlush::step)
@@ -104,6 +111,26 @@ void bind_monitor(nb::module_& m) {
       .ro("values", &MonitorFlush::values, "values[i][j]: tags[i], ops[j]")
       .ro("alerts", &MonitorFlush::alerts);
 
+  RecordClass<AnomalyEntry>(m, "AnomalyEntry", "An alert as anomaly.json keeps it.")
+      .ro("rank", &AnomalyEntry::rank)
+      .ro("step", &AnomalyEntry::step)
+      .ro("micro_step", &AnomalyEntry::micro_step)
+      .ro("pp_stage", &AnomalyEntry::pp_stage)
+      .ro("vpp_stage", &AnomalyEntry::vpp_stage)
+      .ro("call_id", &AnomalyEntry::call_id)
+      .ro("tag_name", &AnomalyEntry::tag_name)
+      .ro("message", &AnomalyEntry::message)
+      .ro("group_mates", &AnomalyEntry::group_mates);
+  nb::class_<AnomalyFile>(m, "AnomalyFile", "A rank's anomaly.json.")
+      .def(nb::init<const std::string&, int64_t, int64_t, std::vector<int64_t>>(), "dir"_a, "rank"_a, "pp_stage"_a,
+           "group_mates"_a)
+      .def("write", &AnomalyFile::write, "alerts"_a, "Adds the alerts and rewrites the file.")
+      .def_prop_ro("path", &AnomalyFile::path);
+  m.def("read_anomalies", &read_anomalies, "data_path"_a, "The entries of every rank folder's anomaly.json.");
+  m.def("earliest_anomalies", &earliest_anomalies, "entries"_a, "top_k"_a, "steps"_a,
+        "The top_k earliest entries in 1.2.1's order, of the given steps (all when empty).");
+  m.def("write_anomaly_analysis", &write_anomaly_analysis, "out_dir"_a, "entries"_a,
+        "Writes out_dir/anomaly_analyse.json.");
   m.def("load_monitor_config", &load_monitor_config, "path"_a,
         "Reads and checks a monitor config.json; ConfigError names the field.");
   m.def(
@@ -121,7 +148,7 @@ void bind_monitor(nb::module_& m) {
       .def(
           "__init__",
           [](MonitorWriter* w, std::string dir, std::vector<std::string> ops, double eps, int64_t ndigits,
-             int64_t step_count_per_record, std::vector<AlertRule> rules, bool csv) {
+             int64_t step_count_per_record, std::vector<AlertRule> rules, bool csv, int64_t rank) {
             MonitorWriterOptions o;
             o.dir = std::move(dir);
             o.ops = std::move(ops);
@@ -130,9 +157,10 @@ void bind_monitor(nb::module_& m) {
             o.step_count_per_record = step_count_per_record;
             o.rules = std::move(rules);
             o.csv = csv;
+            o.rank = rank;
             new (w) MonitorWriter(std::move(o));
           },
-          "dir"_a, "ops"_a, "eps"_a, "ndigits"_a, "step_count_per_record"_a, "rules"_a, "csv"_a)
+          "dir"_a, "ops"_a, "eps"_a, "ndigits"_a, "step_count_per_record"_a, "rules"_a, "csv"_a, "rank"_a = 0)
       .def("add", &add_tensors, "prefix"_a, "tags"_a, "tensors"_a,
            "Summarises host tensors (None: not a tensor) for the next flush of `prefix`.")
       .def(
@@ -142,6 +170,7 @@ void bind_monitor(nb::module_& m) {
             return w.flush(prefix, step);
           },
           "prefix"_a, "step"_a, "Writes the rows of `prefix` as `step` and checks the alert rules.")
+      .def("pending", &MonitorWriter::pending, "prefix"_a, "The rows of `prefix` not yet flushed (nothing written).")
       .def("end_step", &MonitorWriter::end_step, "Call ids start again from 0.")
       .def("clear", &MonitorWriter::clear, "Drops every row not flushed.");
 }

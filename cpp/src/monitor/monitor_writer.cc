@@ -54,6 +54,17 @@ bool turbulent(double baseline, double value, double threshold) {
   return baseline > 0 ? value > up : value < up;
 }
 
+void describe(MonitorAlert& a, int64_t rank) {
+  a.message = "Rule " + a.rule + " reports anomaly signal in (" + py_str_repr(a.tag) + ", " + py_str_repr(a.op) +
+              ") at step " + std::to_string(a.step) + ".";
+  // "0:block.fc1_0/rank0/output" -> module "0:block.fc1_0", statistic "output mean".
+  const size_t first = a.tag.find('/'), last = a.tag.rfind('/');
+  const std::string what = first == std::string::npos ? "" : a.tag.substr(last + 1) + " ";
+  a.line = "monitor alert: rank " + std::to_string(rank) + ", step " + std::to_string(a.step) + ", " +
+           a.tag.substr(0, first) + ", " + what + a.op + " " + py_float_repr(a.value) + ": outside the running mean " +
+           py_float_repr(a.baseline) + " by more than " + py_float_repr(a.threshold) + " of it (" + a.rule + ")";
+}
+
 }  // namespace
 
 std::string monitor_csv_number(double value, int64_t ndigits) {
@@ -82,9 +93,17 @@ void MonitorWriter::add(const std::string& prefix, const std::vector<std::string
   std::lock_guard<std::mutex> lock(mu_);
   Pending& p = pending_[prefix];
   for (size_t i = 0; i < tags.size(); ++i) {
-    p.tags.push_back(tags[i]);
-    p.values.push_back(std::move(values[i]));
-    call_ids_[tags[i]] = next_call_id_++;
+    // 1.2.1 keeps a step's values in a dict by tag: the last values, at the first place.
+    auto [it, fresh] = p.index.emplace(tags[i], p.tags.size());
+    if (fresh) {
+      p.tags.push_back(tags[i]);
+      p.values.push_back(std::move(values[i]));
+    } else {
+      p.values[it->second] = std::move(values[i]);
+    }
+    // 1.2.1 numbers the tags it names "{name}/rank{R}/{what}"; a parameter's own statistics
+    // (param, a bare name) have no call id (-1).
+    if (tags[i].find('/') != std::string::npos) call_ids_[tags[i]] = next_call_id_++;
   }
 }
 
@@ -182,8 +201,10 @@ MonitorFlush MonitorWriter::flush(const std::string& prefix, int64_t step) {
           a.value = v;
           a.baseline = baseline;
           a.rule = rule.rule_name;
+          a.threshold = rule.threshold;
           auto c = call_ids.find(a.tag);
           a.call_id = c == call_ids.end() ? -1 : c->second;
+          describe(a, o_.rank);
           out.alerts.push_back(std::move(a));
           break;
         }
@@ -193,6 +214,18 @@ MonitorFlush MonitorWriter::flush(const std::string& prefix, int64_t step) {
   if (o_.csv) out.csv_path = write_csv(prefix, step, rows);
   out.tags = std::move(rows.tags);
   out.values = std::move(rows.values);
+  return out;
+}
+
+MonitorFlush MonitorWriter::pending(const std::string& prefix) {
+  std::lock_guard<std::mutex> lock(mu_);
+  MonitorFlush out;
+  out.prefix = prefix;
+  auto it = pending_.find(prefix);
+  if (it != pending_.end()) {
+    out.tags = it->second.tags;
+    out.values = it->second.values;
+  }
   return out;
 }
 

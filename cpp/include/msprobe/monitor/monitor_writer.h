@@ -30,6 +30,12 @@ struct MonitorAlert {
   double baseline = 0;  // the running mean it was compared with
   std::string rule;     // "AnomalyTurbulence"
   int64_t call_id = 0;  // order of the tag in its step (1.2.1's call_id)
+  double threshold = 0;
+  // 1.2.1's words ("Rule AnomalyTurbulence reports anomaly signal in ('tag', 'op') at step N."),
+  // kept in anomaly.json.
+  std::string message;
+  // Our log line: rank, step, module or parameter, statistic, value and the mean it left.
+  std::string line;
 };
 
 // What one flush did.
@@ -50,6 +56,7 @@ struct MonitorWriterOptions {
   int64_t step_count_per_record = 1;
   std::vector<AlertRule> rules;
   bool csv = true;  // write the csv files (format csv)
+  int64_t rank = 0;  // named in alert lines
 };
 
 class MonitorWriter {
@@ -64,6 +71,8 @@ class MonitorWriter {
   // and forgets them. The csv row of a tag is named by the text before its first '/'; tags of
   // one name fill one row in order ("input" then "output").
   MonitorFlush flush(const std::string& prefix, int64_t step);
+  // The rows added under `prefix` and not yet flushed (tags and values only; nothing written).
+  MonitorFlush pending(const std::string& prefix);
   // Ends a step: call ids count from 0 again (1.2.1 numbers the tags of a step in the order
   // they are seen, call_id in its anomaly files).
   void end_step();
@@ -76,6 +85,7 @@ class MonitorWriter {
   struct Pending {
     std::vector<std::string> tags;
     std::vector<std::vector<double>> values;
+    std::map<std::string, size_t> index;  // a tag added again in a step replaces its values
   };
   struct Running {
     double avg = 0;

@@ -1,0 +1,168 @@
+"""The monitor's hooks on modules (activations and their gradients, "xy") and on parameters (each
+weight gradient when it is accumulated, before any data-parallel reduction: grad_unreduced).
+
+Each hook hands its tensors to the C++ core in one call (MonitorWriter.add), which summarises them
+at once: an activation may be changed in place later, and nothing is kept alive."""
+import torch
+
+from msprobe.core import log
+from msprobe.pytorch.monitor.module_names import VPP_SEP, squash_param_name, tag
+
+_TUPLE_SPEC = __import__("re").compile(r"tuple\[(\d+)\]:?(\d+)?")
+
+
+def _current_graph_task():
+    # >= 0 while the autograd engine runs: a forward seen then is a recomputation (activation
+    # checkpointing), which 1.2.1 skips by reading the call stack.
+    return torch._C._current_graph_task_id()
+
+
+def pick(value, spec, module, what):
+    """The tensor 1.2.1 looks at: a spec "tuple[N]:I" picks element I of an N-tuple, "tensor" the
+    value itself; without a spec a tuple gives its first element. Anything else: None (NaN)."""
+    if spec:
+        m = _TUPLE_SPEC.match(spec)
+        if m:
+            n, i = int(m.group(1)), int(m.group(2) or 0)
+            if isinstance(value, tuple) and len(value) == n and 0 <= i < n:
+                value = value[i]
+            else:
+                log.warning(f"monitor: {module} {what} does not match the spec {spec!r} of the config")
+                return None
+    elif isinstance(value, tuple):
+        value = value[0] if value else None
+    return value if isinstance(value, torch.Tensor) else None
+
+
+class ModuleContext:
+    __slots__ = ("name", "micro_step", "specs")
+
+    def __init__(self, name, specs):
+        self.name = name
+        self.micro_step = 0
+        self.specs = specs
+
+
+class XYHooks:
+    """Forward and full backward hooks on the target modules of one monitor."""
+
+    def __init__(self, mon):
+        self.mon = mon
+        self.handles = []
+
+    def install(self, model_chunks):
+        cfg = self.mon.config
+        targets = {t.module: dict(t.specs) for t in cfg.targets}
+        # 1.2.1 names targets without a stage "0:name" for every stage.
+        staged = {}
+        for key, specs in targets.items():
+            if VPP_SEP in key:
+                staged[key] = specs
+            else:
+                for stage in range(len(model_chunks)):
+                    staged[f"{stage}{VPP_SEP}{key}"] = specs
+        hooked, matched = 0, set()
+        for stage, chunk in enumerate(model_chunks):
+            prefix = f"{stage}{VPP_SEP}"
+            for module_name, module in chunk.named_modules():
+                squashed = prefix + squash_param_name(module_name, cfg.squash_name)
+                if cfg.all_xy:
+                    name = squashed
+                elif squashed in staged:
+                    name = squashed
+                elif prefix + module_name in staged:
+                    name = prefix + module_name
+                else:
+                    continue
+                matched.add(name)
+                ctx = ModuleContext(name, staged.get(name, {}))
+                if not cfg.backward_only:
+                    self.handles.append(module.register_forward_hook(self._forward(ctx)))
+                if not cfg.forward_only and not self._has_old_backward_hook(name, module):
+                    self.handles.append(module.register_full_backward_hook(self._backward(ModuleContext(name, ctx.specs))))
+                hooked += 1
+        if cfg.forward_only and cfg.backward_only:
+            log.warning("monitor: forward_only and backward_only are both on; only forward hooks are kept")
+        self.mon._on_rank_0(f"> {hooked} modules are monitored.")
+        if not cfg.all_xy:
+            for key in staged:
+                if key not in matched and key.split(VPP_SEP, 1)[1]:
+                    log.error(f"monitor config: target {key.split(VPP_SEP, 1)[1]!r} matches no module of the model "
+                              f"(module names as named_modules() gives them)")
+        return hooked
+
+    @staticmethod
+    def _has_old_backward_hook(name, module):
+        if getattr(module, "_backward_hooks", None) and module._is_full_backward_hook is False:
+            log.warning(f"monitor: {name} has a register_backward_hook hook (deprecated); its input_grad and "
+                        f"output_grad are not monitored")
+            return True
+        return False
+
+    def _forward(self, ctx):
+        mon = self.mon
+
+        def hook(module, inputs, output):
+            if not mon.collecting or not module.training or _current_graph_task() >= 0:
+                return
+            with mon.guard():
+                name = f"{ctx.name}_{ctx.micro_step}"
+                mon.add("actv", [tag(name, "input", mon.rank), tag(name, "output", mon.rank)],
+                        [pick(inputs, ctx.specs.get("input"), ctx.name, "input"),
+                         pick(output, ctx.specs.get("output"), ctx.name, "output")])
+                ctx.micro_step = (ctx.micro_step + 1) % mon.micro_batch_number
+        return hook
+
+    def _backward(self, ctx):
+        mon = self.mon
+
+        def hook(module, grad_input, grad_output):
+            if not mon.collecting:
+                return
+            with mon.guard():
+                name = f"{ctx.name}_{ctx.micro_step}"
+                mon.add("actv_grad", [tag(name, "input_grad", mon.rank), tag(name, "output_grad", mon.rank)],
+                        [pick(grad_input, ctx.specs.get("input_grad"), ctx.name, "input_grad"),
+                         pick(grad_output, ctx.specs.get("output_grad"), ctx.name, "output_grad")])
+                ctx.micro_step = (ctx.micro_step + 1) % mon.micro_batch_number
+        return hook
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+        self.handles.clear()
+
+
+class WeightGradHooks:
+    """grad_unreduced: each weight gradient once grad_acc_steps micro-batches have accumulated
+    into it (a post-accumulate-grad hook), as 1.2.1's hook on the AccumulateGrad node."""
+
+    def __init__(self, mon):
+        self.mon = mon
+        self.handles = []
+        self.micro = {}
+
+    def install(self, params, names):
+        for param, name in zip(params, names):
+            self.handles.append(param.register_post_accumulate_grad_hook(self._hook(tag(name, "acc_grad", self.mon.rank))))
+
+    def _hook(self, key):
+        mon = self.mon
+
+        def hook(param):
+            if not mon.collecting:
+                return
+            n = self.micro.get(key, 0) + 1
+            if n < mon.micro_batch_number:
+                self.micro[key] = n
+                return
+            self.micro[key] = 0
+            with mon.guard():
+                mon.add("grad_unreduced", [key], [mon.grad_of(param)])
+        return hook
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+        self.handles.clear()
+        self.micro.clear()
