@@ -1,0 +1,86 @@
+"""Writes tests/fixtures/monitor_1.2.1/ with an interpreter that has msprobe 1.2.1:
+
+    python tests/monitor/make_monitor_fixtures.py --python ../orig121/bin/python
+
+Each case of CASES runs tests/monitor/monitor_net.py (--as-121: the arguments 1.2.1 needs on plain
+PyTorch) with its config in a fresh temporary folder, MONITOR_OUTPUT_DIR=out, and keeps:
+  {case}/config.json, {case}/stdout.txt (the losses),
+  {case}/rank0/*.csv          the rank folder ("{time}-rank0-{id}" renamed: its name changes),
+  {case}/anomaly_detected/    when the case dumps alerts,
+  {case}/anomaly_analyse.json 1.2.1's anomaly_analyse of them (-k 5),
+  {case}/tensorboard.json     format tensorboard: {tag: [[step, value], ...]} read back with
+                              tensorboard's EventAccumulator."""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NET = os.path.join(HERE, "monitor_net.py")
+FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "monitor_1.2.1")
+
+ALERT = {"rules": [{"rule_name": "AnomalyTurbulence", "args": {"threshold": 0.5}}], "dump": True}
+CASES = {
+    # Everything, every step, Adam.
+    "all": ({"xy_distribution": True, "wg_distribution": True, "mv_distribution": True, "param_distribution": True,
+             "ops": ["min", "max", "norm", "zeros", "nans", "mean"], "format": "csv", "alert": ALERT},
+            ["--optim", "adam", "--steps", "4"]),
+    # Chosen modules and parameters, some steps, files of two steps, SGD.
+    "targets": ({"targets": {"block.fc1": {}, "head": {"input": "tuple[1]:0", "output": "tensor"}},
+                 "xy_distribution": True, "wg_distribution": True, "ops": ["norm", "max", "min", "zeros"],
+                 "eps": 0.01, "ndigits": 3, "step_interval": 2, "start_step": 1, "collect_times": 2,
+                 "step_count_per_record": 2, "format": "csv"},
+                ["--optim", "sgd", "--steps", "6"]),
+    # Forward only, AdamW with its moments, TensorBoard.
+    "tensorboard": ({"xy_distribution": True, "forward_only": True, "mv_distribution": True,
+                     "ops": ["norm", "mean"], "format": "tensorboard"},
+                    ["--optim", "adamw", "--steps", "3"]),
+}
+
+READ_TB = """
+import json, sys
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+acc = EventAccumulator(sys.argv[1]); acc.Reload()
+print(json.dumps({t: [[e.step, e.value] for e in acc.Scalars(t)] for t in sorted(acc.Tags()["scalars"])}))
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--python", required=True)
+    ap.add_argument("--out", default=FIXTURES)
+    args = ap.parse_args()
+    python = os.path.abspath(args.python)
+    for case, (config, net_args) in CASES.items():
+        dst = os.path.join(args.out, case)
+        shutil.rmtree(dst, ignore_errors=True)
+        os.makedirs(dst)
+        with open(os.path.join(dst, "config.json"), "w") as f:
+            json.dump(config, f, indent=1)
+        with tempfile.TemporaryDirectory() as work:
+            shutil.copy(os.path.join(dst, "config.json"), work)
+            env = dict(os.environ, MONITOR_OUTPUT_DIR="out")
+            r = subprocess.run([python, NET, "--config", "config.json", "--as-121", *net_args], cwd=work,
+                               capture_output=True, text=True, check=True, env=env)
+            with open(os.path.join(dst, "stdout.txt"), "w") as f:
+                f.write(r.stdout)
+            (rank_dir,) = glob.glob(os.path.join(work, "out", "*-rank0-*"))
+            if config["format"] == "tensorboard":
+                tb = subprocess.run([python, "-c", READ_TB, rank_dir], capture_output=True, text=True, check=True)
+                with open(os.path.join(dst, "tensorboard.json"), "w") as f:
+                    json.dump(json.loads(tb.stdout), f, indent=1)
+            else:
+                shutil.copytree(rank_dir, os.path.join(dst, "rank0"))
+            anomalies = os.path.join(work, "out", "anomaly_detected")
+            if os.path.isdir(anomalies):
+                shutil.copytree(anomalies, os.path.join(dst, "anomaly_detected"))
+                subprocess.run([python, "-m", "msprobe.pytorch.monitor.anomaly_analyse", "-d", anomalies, "-k", "5"],
+                               cwd=work, capture_output=True, text=True, check=True)
+                shutil.copy(os.path.join(anomalies, "anomaly_analyse.json"), dst)
+
+
+if __name__ == "__main__":
+    main()
