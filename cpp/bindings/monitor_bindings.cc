@@ -122,8 +122,8 @@ void bind_monitor(nb::module_& m) {
       .ro("message", &AnomalyEntry::message)
       .ro("group_mates", &AnomalyEntry::group_mates);
   nb::class_<AnomalyFile>(m, "AnomalyFile", "A rank's anomaly.json.")
-      .def(nb::init<const std::string&, int64_t, int64_t, std::vector<int64_t>>(), "dir"_a, "rank"_a, "pp_stage"_a,
-           "group_mates"_a)
+      .def(nb::init<const std::string&, int64_t, int64_t, std::vector<int64_t>>(), "dir"_a, "rank"_a,
+           "pp_stage"_a, "group_mates"_a)
       .def("write", &AnomalyFile::write, "alerts"_a, "Adds the alerts and rewrites the file.")
       .def_prop_ro("path", &AnomalyFile::path);
   m.def("read_anomalies", &read_anomalies, "data_path"_a, "The entries of every rank folder's anomaly.json.");
@@ -170,7 +170,8 @@ void bind_monitor(nb::module_& m) {
             return w.flush(prefix, step);
           },
           "prefix"_a, "step"_a, "Writes the rows of `prefix` as `step` and checks the alert rules.")
-      .def("pending", &MonitorWriter::pending, "prefix"_a, "The rows of `prefix` not yet flushed (nothing written).")
+      .def("pending", &MonitorWriter::pending, "prefix"_a,
+           "The rows of `prefix` not yet flushed (nothing written).")
       .def("end_step", &MonitorWriter::end_step, "Call ids start again from 0.")
       .def("clear", &MonitorWriter::clear, "Drops every row not flushed.");
 }

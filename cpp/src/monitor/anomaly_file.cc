@@ -73,7 +73,8 @@ int train_stage(const std::string& tag) {
 
 int64_t int_field(const JsonValue& v, const char* name, const std::string& origin) {
   const JsonValue* f = v.find(name);
-  MSPROBE_CHECK(f && f->is_int(), InvalidInput, origin + ": \"" + name + "\" of an anomaly must be an integer");
+  MSPROBE_CHECK(f && f->is_int(), InvalidInput,
+                origin + ": \"" + name + "\" of an anomaly must be an integer");
   return f->as_int();
 }
 
@@ -83,7 +84,8 @@ std::string AnomalyEntry::key() const {
   return tag_name + "_step_" + std::to_string(step) + "_call_" + std::to_string(call_id);
 }
 
-AnomalyFile::AnomalyFile(const std::string& dir, int64_t rank, int64_t pp_stage, std::vector<int64_t> group_mates)
+AnomalyFile::AnomalyFile(const std::string& dir, int64_t rank, int64_t pp_stage,
+                         std::vector<int64_t> group_mates)
     : rank_(rank), pp_stage_(pp_stage), group_mates_(std::move(group_mates)) {
   const std::string rank_dir = join_path(dir, "rank" + std::to_string(rank));
   make_dirs(rank_dir, "anomaly folder");

@@ -19,7 +19,8 @@ struct Reader {
   }
   int64_t integer(const JsonValue& v, const std::string& field, int64_t lo) const {
     if (!v.is_int()) fail(field, std::string("must be an integer, got ") + v.type_name());
-    if (v.as_int() < lo) fail(field, "must be at least " + std::to_string(lo) + ", got " + std::to_string(v.as_int()));
+    if (v.as_int() < lo)
+      fail(field, "must be at least " + std::to_string(lo) + ", got " + std::to_string(v.as_int()));
     return v.as_int();
   }
   const JsonValue::Array& list(const JsonValue& v, const std::string& field) const {
@@ -63,7 +64,8 @@ void read_alert(const Reader& r, const JsonValue& v, MonitorConfig& c) {
         if (!name || !args) r.fail("alert.rules[]", "needs \"rule_name\" and \"args\"");
         a.rule_name = r.string(*name, "alert.rules[].rule_name");
         if (a.rule_name != "AnomalyTurbulence")
-          r.fail("alert.rules[].rule_name", "\"" + a.rule_name + "\" is not supported; the rule is AnomalyTurbulence");
+          r.fail("alert.rules[].rule_name",
+                 "\"" + a.rule_name + "\" is not supported; the rule is AnomalyTurbulence");
         r.object(*args, "alert.rules[].args");
         const JsonValue* threshold = args->find("threshold");
         // 1.2.1 wants a float (0.5, not an int) that is not negative.
@@ -86,28 +88,46 @@ MonitorConfig parse_monitor_config(const JsonValue& doc, const std::string& orig
   if (!doc.is_object()) throw InvalidInput("monitor config " + origin + ": must be a JSON object");
   bool ops_given = false;
   for (const auto& [key, v] : doc.as_object()) {
-    if (key == "targets") read_targets(r, v, c);
-    else if (key == "print_struct") c.print_struct = r.boolean(v, key);
+    if (key == "targets")
+      read_targets(r, v, c);
+    else if (key == "print_struct")
+      c.print_struct = r.boolean(v, key);
     else if (key == "module_ranks") {
       for (const JsonValue& x : r.list(v, key)) c.module_ranks.push_back(r.integer(x, "module_ranks[]", 0));
-    } else if (key == "xy_distribution") c.xy_distribution = r.boolean(v, key);
-    else if (key == "all_xy") c.all_xy = r.boolean(v, key);
-    else if (key == "forward_only") c.forward_only = r.boolean(v, key);
-    else if (key == "backward_only") c.backward_only = r.boolean(v, key);
-    else if (key == "wg_distribution") c.wg_distribution = r.boolean(v, key);
-    else if (key == "mv_distribution") c.mv_distribution = r.boolean(v, key);
-    else if (key == "param_distribution") c.param_distribution = r.boolean(v, key);
-    else if (key == "ur_distribution") c.ur_distribution = r.boolean(v, key);
-    else if (key == "mg_direction") c.mg_direction = r.boolean(v, key);
-    else if (key == "mg_distribution") r.boolean(v, key);  // read by 1.2.1, used by nothing
-    else if (key == "squash_name") c.squash_name = r.boolean(v, key);
-    else if (key == "switch") c.switch_on = r.boolean(v, key);
+    } else if (key == "xy_distribution")
+      c.xy_distribution = r.boolean(v, key);
+    else if (key == "all_xy")
+      c.all_xy = r.boolean(v, key);
+    else if (key == "forward_only")
+      c.forward_only = r.boolean(v, key);
+    else if (key == "backward_only")
+      c.backward_only = r.boolean(v, key);
+    else if (key == "wg_distribution")
+      c.wg_distribution = r.boolean(v, key);
+    else if (key == "mv_distribution")
+      c.mv_distribution = r.boolean(v, key);
+    else if (key == "param_distribution")
+      c.param_distribution = r.boolean(v, key);
+    else if (key == "ur_distribution")
+      c.ur_distribution = r.boolean(v, key);
+    else if (key == "mg_direction")
+      c.mg_direction = r.boolean(v, key);
+    else if (key == "mg_distribution")
+      r.boolean(v, key);  // read by 1.2.1, used by nothing
+    else if (key == "squash_name")
+      c.squash_name = r.boolean(v, key);
+    else if (key == "switch")
+      c.switch_on = r.boolean(v, key);
     else if (key == "cc_distribution") {
       for (const auto& [ck, cv] : r.object(v, key)) {
-        if (ck == "enable") c.cc_enable = r.boolean(cv, "cc_distribution.enable");
-        else if (ck == "cc_codeline") r.list(cv, "cc_distribution.cc_codeline");
-        else if (ck == "cc_pre_hook" || ck == "cc_log_only") r.boolean(cv, "cc_distribution." + ck);
-        else r.fail("cc_distribution." + ck, "is not supported (enable, cc_codeline, cc_pre_hook, cc_log_only)");
+        if (ck == "enable")
+          c.cc_enable = r.boolean(cv, "cc_distribution.enable");
+        else if (ck == "cc_codeline")
+          r.list(cv, "cc_distribution.cc_codeline");
+        else if (ck == "cc_pre_hook" || ck == "cc_log_only")
+          r.boolean(cv, "cc_distribution." + ck);
+        else
+          r.fail("cc_distribution." + ck, "is not supported (enable, cc_codeline, cc_pre_hook, cc_log_only)");
       }
     } else if (key == "ops") {
       ops_given = true;
@@ -116,22 +136,31 @@ MonitorConfig parse_monitor_config(const JsonValue& doc, const std::string& orig
         const std::string name = op.is_string() ? op.as_string() : std::string(op.type_name());
         bool known = false;
         for (const auto& n : monitor_op_names()) known = known || n == name;
-        if (known) c.ops.push_back(name);
-        else c.warnings.push_back("op " + name + " is not supported and is left out; the ops are norm, min, max, zeros, nans, id, mean");
+        if (known)
+          c.ops.push_back(name);
+        else
+          c.warnings.push_back(
+              "op " + name +
+              " is not supported and is left out; the ops are norm, min, max, zeros, nans, id, mean");
       }
     } else if (key == "eps") {
       // 1.2.1 wants a float (1e-8, not 0).
       if (!v.is_number()) r.fail(key, std::string("must be a number, got ") + v.type_name());
       c.eps = v.as_double();
-    } else if (key == "ndigits") c.ndigits = r.integer(v, key, 0);
-    else if (key == "alert") read_alert(r, v, c);
+    } else if (key == "ndigits")
+      c.ndigits = r.integer(v, key, 0);
+    else if (key == "alert")
+      read_alert(r, v, c);
     else if (key == "format") {
       c.format = r.string(v, key);
       if (c.format != "csv" && c.format != "tensorboard" && c.format != "api")
         r.fail(key, "\"" + c.format + "\" is not one of csv, tensorboard, api");
-    } else if (key == "step_interval") c.step_interval = r.integer(v, key, 1);
-    else if (key == "start_step") c.start_step = r.integer(v, key, 0);
-    else if (key == "collect_times") c.collect_times = r.integer(v, key, 0);
+    } else if (key == "step_interval")
+      c.step_interval = r.integer(v, key, 1);
+    else if (key == "start_step")
+      c.start_step = r.integer(v, key, 0);
+    else if (key == "collect_times")
+      c.collect_times = r.integer(v, key, 0);
     else if (key == "step_count_per_record") {
       c.step_count_per_record = r.integer(v, key, 1);
       if (c.step_count_per_record > 1000000) r.fail(key, "must be at most 1000000");

@@ -56,7 +56,8 @@ MonitorOp monitor_op_from_name(const std::string& name) {
   const auto& names = monitor_op_names();
   for (size_t i = 0; i < names.size(); ++i)
     if (names[i] == name) return static_cast<MonitorOp>(i);
-  throw InvalidInput("monitor op \"" + name + "\" is not supported; the ops are norm, min, max, zeros, nans, id, mean");
+  throw InvalidInput("monitor op \"" + name +
+                     "\" is not supported; the ops are norm, min, max, zeros, nans, id, mean");
 }
 
 double MonitorStats::get(MonitorOp op) const {

@@ -55,14 +55,15 @@ bool turbulent(double baseline, double value, double threshold) {
 }
 
 void describe(MonitorAlert& a, int64_t rank) {
-  a.message = "Rule " + a.rule + " reports anomaly signal in (" + py_str_repr(a.tag) + ", " + py_str_repr(a.op) +
-              ") at step " + std::to_string(a.step) + ".";
+  a.message = "Rule " + a.rule + " reports anomaly signal in (" + py_str_repr(a.tag) + ", " +
+              py_str_repr(a.op) + ") at step " + std::to_string(a.step) + ".";
   // "0:block.fc1_0/rank0/output" -> module "0:block.fc1_0", statistic "output mean".
   const size_t first = a.tag.find('/'), last = a.tag.rfind('/');
   const std::string what = first == std::string::npos ? "" : a.tag.substr(last + 1) + " ";
   a.line = "monitor alert: rank " + std::to_string(rank) + ", step " + std::to_string(a.step) + ", " +
-           a.tag.substr(0, first) + ", " + what + a.op + " " + py_float_repr(a.value) + ": outside the running mean " +
-           py_float_repr(a.baseline) + " by more than " + py_float_repr(a.threshold) + " of it (" + a.rule + ")";
+           a.tag.substr(0, first) + ", " + what + a.op + " " + py_float_repr(a.value) +
+           ": outside the running mean " + py_float_repr(a.baseline) + " by more than " +
+           py_float_repr(a.threshold) + " of it (" + a.rule + ")";
 }
 
 }  // namespace
@@ -130,8 +131,8 @@ std::vector<std::string> MonitorWriter::header(const std::string& prefix, bool v
 std::string MonitorWriter::write_csv(const std::string& prefix, int64_t step, const Pending& rows) const {
   const int64_t per = o_.step_count_per_record;
   const int64_t first = (step / per) * per;  // 1.2.1: floor division of non-negative steps
-  const std::string path =
-      join_path(o_.dir, prefix + "_" + std::to_string(first) + "-" + std::to_string(first + per - 1) + ".csv");
+  const std::string path = join_path(
+      o_.dir, prefix + "_" + std::to_string(first) + "-" + std::to_string(first + per - 1) + ".csv");
   make_dirs(o_.dir, "monitor output folder");
   // One row per name (the tag before '/'), its tags' values in order.
   std::vector<std::string> names;

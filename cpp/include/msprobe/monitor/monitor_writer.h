@@ -23,8 +23,8 @@ namespace monitor {
 
 // A value that broke an alert rule.
 struct MonitorAlert {
-  std::string tag;   // "0:block.fc1_0/rank0/output", as 1.2.1 names it
-  std::string op;    // the statistic
+  std::string tag;  // "0:block.fc1_0/rank0/output", as 1.2.1 names it
+  std::string op;   // the statistic
   int64_t step = 0;
   double value = 0;
   double baseline = 0;  // the running mean it was compared with
@@ -55,7 +55,7 @@ struct MonitorWriterOptions {
   int64_t ndigits = 6;
   int64_t step_count_per_record = 1;
   std::vector<AlertRule> rules;
-  bool csv = true;  // write the csv files (format csv)
+  bool csv = true;   // write the csv files (format csv)
   int64_t rank = 0;  // named in alert lines
 };
 

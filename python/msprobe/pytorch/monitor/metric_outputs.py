@@ -22,7 +22,7 @@ class NoOutput:
 
 class TensorBoardOutput:
     def __init__(self, log_dir):
-        from torch.utils.tensorboard import SummaryWriter   # needs the tensorboard package
+        from torch.utils.tensorboard import SummaryWriter  # needs the tensorboard package
         self.writer = SummaryWriter(log_dir)
 
     def write(self, flushed, ops):

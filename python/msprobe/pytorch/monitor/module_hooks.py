@@ -79,7 +79,8 @@ class XYHooks:
                 if not cfg.backward_only:
                     self.handles.append(module.register_forward_hook(self._forward(ctx)))
                 if not cfg.forward_only and not self._has_old_backward_hook(name, module):
-                    self.handles.append(module.register_full_backward_hook(self._backward(ModuleContext(name, ctx.specs))))
+                    backward = self._backward(ModuleContext(name, ctx.specs))
+                    self.handles.append(module.register_full_backward_hook(backward))
                 hooked += 1
         if cfg.forward_only and cfg.backward_only:
             log.warning("monitor: forward_only and backward_only are both on; only forward hooks are kept")
@@ -144,7 +145,8 @@ class WeightGradHooks:
 
     def install(self, params, names):
         for param, name in zip(params, names):
-            self.handles.append(param.register_post_accumulate_grad_hook(self._hook(tag(name, "acc_grad", self.mon.rank))))
+            hook = self._hook(tag(name, "acc_grad", self.mon.rank))
+            self.handles.append(param.register_post_accumulate_grad_hook(hook))
 
     def _hook(self, key):
         mon = self.mon

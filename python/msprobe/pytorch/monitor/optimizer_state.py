@@ -7,7 +7,8 @@ ZeRO stage 0 is plain. 1.2.1 refused mv_distribution with opt_ty None ("unknown 
 None reads the plain state, so plain PyTorch works with the defaults."""
 from msprobe.core import log
 
-MEGATRON_MIX_PRECISION = ("Megatron_Float16OptimizerWithFloat16Params", "Megatron_ChainedFloat16OptimizerWithFloat16Params")
+MEGATRON_MIX_PRECISION = ("Megatron_Float16OptimizerWithFloat16Params",
+                          "Megatron_ChainedFloat16OptimizerWithFloat16Params")
 MEGATRON_DISTRIBUTED = ("Megatron_DistributedOptimizer", "Megatron_ChainedDistributedOptimizer")
 PLAIN = (None, "", "unknown", "Megatron_FP32Optimizer", "DeepSpeedZeroOptimizer_Stage0")
 DEEPSPEED_PARTITIONED = ("DeepSpeedZeroOptimizer_Stage1_or_2", "DeepSpeedZeroOptimizer_Stage3")
