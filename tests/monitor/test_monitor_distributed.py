@@ -36,6 +36,9 @@ for step in range(2):
     loss.backward()
     opt.step()
     print(f"step {step} loss {loss.item()!r}", flush=True)
+# DDP's reducer and gloo's threads go before the group does (else gloo may abort at exit).
+dist.barrier()
+del model, opt
 dist.destroy_process_group()
 """
 

@@ -17,7 +17,7 @@ import torch.distributed as dist
 from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
 from msprobe import _core
-from msprobe.core import log
+from msprobe.core import device_path, log
 from msprobe.pytorch.grad_probe.grad_monitor import to_host
 from msprobe.pytorch.monitor.anomaly_files import AnomalyFile
 from msprobe.pytorch.monitor.metric_outputs import metric_dicts, open_output
@@ -191,9 +191,10 @@ class TrainerMon:
 
     def add(self, prefix, tags, tensors):
         """Hands tensors (None: not a tensor) to the core; accelerator tensors reach the host in
-        one copy per device and dtype."""
+        one copy per device and dtype (grad_probe's way; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU
+        tensors that way too)."""
         present = [t for t in tensors if t is not None]
-        if present and any(t.device.type != "cpu" for t in present):
+        if present and (device_path.forced() or any(t.device.type != "cpu" for t in present)):
             hosts = iter(to_host([t.detach() for t in present]))
             tensors = [next(hosts) if t is not None else None for t in tensors]
         else:
