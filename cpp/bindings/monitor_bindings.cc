@@ -8,6 +8,7 @@
 //   AnomalyFile(dir, rank, pp_stage, group_mates).write(alerts)     anomaly.json
 //   read_anomalies(data_path), earliest_anomalies(entries, top_k, steps),
 //   write_anomaly_analysis(out_dir, entries)                         anomaly_analyse
+//   read_monitor_csv_series(rank_dir, data_type) -> MonitorCsvSeries   csv2tensorboard_by_step
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -18,6 +19,7 @@
 
 #include "msprobe/monitor/anomaly_file.h"
 #include "msprobe/monitor/monitor_config.h"
+#include "msprobe/monitor/monitor_csv_series.h"
 #include "msprobe/monitor/monitor_writer.h"
 #include "record_class.h"
 #include "tensor_from_python.h"
@@ -131,6 +133,22 @@ void bind_monitor(nb::module_& m) {
         "The top_k earliest entries in 1.2.1's order, of the given steps (all when empty).");
   m.def("write_anomaly_analysis", &write_anomaly_analysis, "out_dir"_a, "entries"_a,
         "Writes out_dir/anomaly_analyse.json.");
+  RecordClass<MonitorSeries>(m, "MonitorSeries", "One name's values along steps.")
+      .ro("name", &MonitorSeries::name)
+      .ro("steps", &MonitorSeries::steps)
+      .ro("values", &MonitorSeries::values, "values[i][j]: steps[i], ops[j]");
+  RecordClass<MonitorCsvSeries>(m, "MonitorCsvSeries", "A data type of a rank's monitor csv files.")
+      .ro("data_type", &MonitorCsvSeries::data_type)
+      .ro("ops", &MonitorCsvSeries::ops)
+      .ro("series", &MonitorCsvSeries::series);
+  m.def("monitor_data_types", &monitor_data_types, "The monitor's csv data types (file prefixes).");
+  m.def(
+      "read_monitor_csv_series",
+      [](const std::string& dir, const std::string& data_type) {
+        nb::gil_scoped_release release;
+        return read_monitor_csv_series(dir, data_type);
+      },
+      "rank_dir"_a, "data_type"_a, "Every {data_type}_{a}-{b}.csv of rank_dir as series along steps.");
   m.def("load_monitor_config", &load_monitor_config, "path"_a,
         "Reads and checks a monitor config.json; ConfigError names the field.");
   m.def(

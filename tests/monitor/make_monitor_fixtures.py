@@ -9,7 +9,10 @@ PyTorch) with its config in a fresh temporary folder, MONITOR_OUTPUT_DIR=out, an
   {case}/anomaly_detected/    when the case dumps alerts,
   {case}/anomaly_analyse.json 1.2.1's anomaly_analyse of them (-k 5),
   {case}/tensorboard.json     format tensorboard: {tag: [[step, value], ...]} read back with
-                              tensorboard's EventAccumulator."""
+                              tensorboard's EventAccumulator.
+and csv2tb.json: 1.2.1's csv2tensorboard_by_step of all/rank0 (in a folder named
+"Dec03_21-34-40-rank0-00000000"), {data_type: {tag: [[step, value], ...]}} read back the same way.
+--only csv2tb makes that file alone."""
 import argparse
 import glob
 import json
@@ -46,15 +49,39 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 acc = EventAccumulator(sys.argv[1]); acc.Reload()
 print(json.dumps({t: [[e.step, e.value] for e in acc.Scalars(t)] for t in sorted(acc.Tags()["scalars"])}))
 """
+CSV2TB_RUN = "Dec03_21-34-40-rank0-00000000"
+CSV2TB = """
+import json, os, sys
+from msprobe.pytorch.monitor.csv2tb import csv2tensorboard_by_step
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+csv2tensorboard_by_step(sys.argv[1], time_start="Dec03_21-34-40", time_end="Dec03_21-34-40", output_dirpath=sys.argv[2])
+out = {}
+for data_type in sorted(os.listdir(os.path.join(sys.argv[2], "rank0"))):
+    acc = EventAccumulator(os.path.join(sys.argv[2], "rank0", data_type)); acc.Reload()
+    out[data_type] = {t: [[e.step, e.value] for e in acc.Scalars(t)] for t in sorted(acc.Tags()["scalars"])}
+print(json.dumps(out))
+"""
+
+
+def csv2tb_golden(python, fixtures, out_path):
+    with tempfile.TemporaryDirectory() as work:
+        shutil.copytree(os.path.join(fixtures, "all", "rank0"), os.path.join(work, "runs", CSV2TB_RUN))
+        r = subprocess.run([python, "-c", CSV2TB, os.path.join(work, "runs"), os.path.join(work, "tb")],
+                           capture_output=True, text=True, check=True)
+    with open(out_path, "w") as f:
+        json.dump(json.loads(r.stdout.splitlines()[-1]), f, indent=1)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
     ap.add_argument("--out", default=FIXTURES)
+    ap.add_argument("--only", choices=["csv2tb"])
     args = ap.parse_args()
     python = os.path.abspath(args.python)
     for case, (config, net_args) in CASES.items():
+        if args.only:
+            break
         dst = os.path.join(args.out, case)
         shutil.rmtree(dst, ignore_errors=True)
         os.makedirs(dst)
@@ -80,6 +107,7 @@ def main():
                 subprocess.run([python, "-m", "msprobe.pytorch.monitor.anomaly_analyse", "-d", anomalies, "-k", "5"],
                                cwd=work, capture_output=True, text=True, check=True)
                 shutil.copy(os.path.join(anomalies, "anomaly_analyse.json"), dst)
+    csv2tb_golden(python, args.out, os.path.join(args.out, "csv2tb.json"))
 
 
 if __name__ == "__main__":

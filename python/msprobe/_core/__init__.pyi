@@ -1610,6 +1610,57 @@ def earliest_anomalies(entries: Sequence[AnomalyEntry], top_k: int, steps: Seque
 def write_anomaly_analysis(out_dir: str, entries: Sequence[AnomalyEntry]) -> str:
     """Writes out_dir/anomaly_analyse.json."""
 
+class MonitorSeries:
+    """One name's values along steps."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def steps(self) -> list[int]: ...
+
+    @property
+    def values(self) -> list[list[float]]:
+        """values[i][j]: steps[i], ops[j]"""
+
+class MonitorCsvSeries:
+    """A data type of a rank's monitor csv files."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def data_type(self) -> str: ...
+
+    @property
+    def ops(self) -> list[str]: ...
+
+    @property
+    def series(self) -> list[MonitorSeries]: ...
+
+def monitor_data_types() -> list[str]:
+    """The monitor's csv data types (file prefixes)."""
+
+def read_monitor_csv_series(rank_dir: str, data_type: str) -> MonitorCsvSeries:
+    """Every {data_type}_{a}-{b}.csv of rank_dir as series along steps."""
+
 def load_monitor_config(path: str) -> MonitorConfig:
     """Reads and checks a monitor config.json; ConfigError names the field."""
 
