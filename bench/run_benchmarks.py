@@ -49,7 +49,8 @@ BANDWIDTH_TARGET = 0.50    # compute_stats >= 50% of single-core memcpy bandwidt
 # (link label, bench/<stem>.json): runs of their own whose "targets" rows join BENCHMARKS.md.
 SIDE_RUNS = [("overflow run", "RESULTS_overflow"), ("report run", "RESULTS_report"),
              ("compare run", "RESULTS_compare"), ("grad_probe run", "RESULTS_grad"),
-             ("free_benchmark run", "RESULTS_free_benchmark"), ("MindSpore run_ut run", "RESULTS_ms_run_ut")]
+             ("free_benchmark run", "RESULTS_free_benchmark"), ("MindSpore run_ut run", "RESULTS_ms_run_ut"),
+             ("monitor run", "RESULTS_monitor")]
 
 
 def shown_path(path):
@@ -404,7 +405,9 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
       "The grad_probe benchmark: [bench/RESULTS_grad.md](bench/RESULTS_grad.md) "
       "(`bench/run_grad_benchmarks.py`; its rows are copied into the table below too). "
       "The free_benchmark benchmark: [bench/RESULTS_free_benchmark.md](bench/RESULTS_free_benchmark.md) "
-      "(`bench/run_free_benchmark_bench.py`; its target rows are copied into the table below).")
+      "(`bench/run_free_benchmark_bench.py`; its target rows are copied into the table below). "
+      "The training monitor benchmark: [bench/RESULTS_monitor.md](bench/RESULTS_monitor.md) "
+      "(`bench/run_monitor_benchmarks.py`; its target rows are copied into the table below).")
     w("")
     w(f"- Date: {meta['date']} (wall time {meta['wall_min']:.0f} min). Command: "
       f"`{meta['argv']}`; reproduce with `python bench/run_benchmarks.py`.")

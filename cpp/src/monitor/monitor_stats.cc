@@ -1,42 +1,60 @@
-// The monitor's statistics in one pass: the tensor is read in blocks converted to double that stay
-// in the L1 cache, with independent lanes so the block loop vectorises.
+// The monitor's statistics in one pass: the tensor is read in blocks (float32 in place, other
+// dtypes converted to float or double) that stay in the L1 cache, with independent lanes so the
+// block loop vectorises.
 #include "msprobe/monitor/monitor_stats.h"
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "msprobe/base/error.h"
 #include "msprobe/tensor/element_reader.h"
+#include "msprobe/tensor/half.h"
 
 namespace msprobe {
 namespace monitor {
 namespace {
 
 constexpr int64_t kBlock = 2048;
-constexpr int kLanes = 8;
+constexpr int kLanes = 16;
 
+// Per-lane accumulators (independent chains, so the block loop vectorises). T is float for
+// float32 / float16 / bfloat16 (exact), double otherwise; sums are in double.
+template <typename T>
 struct Pass {
-  double mx[kLanes], mn[kLanes], s[kLanes] = {}, q[kLanes] = {};
+  T mx[kLanes], mn[kLanes];
+  double s[kLanes] = {}, q[kLanes] = {};
   int64_t nan = 0, zeros = 0;
-  double eps;
-  explicit Pass(double e) : eps(e) {
+  T eps;
+  explicit Pass(T e) : eps(e) {
     for (int k = 0; k < kLanes; ++k) {
-      mx[k] = -std::numeric_limits<double>::infinity();
-      mn[k] = std::numeric_limits<double>::infinity();
+      mx[k] = -std::numeric_limits<T>::infinity();
+      mn[k] = std::numeric_limits<T>::infinity();
     }
   }
-  void block(const double* x, int64_t n) {
-    int64_t cn[kLanes] = {}, cz[kLanes] = {};
-    for (int64_t i = 0; i < n; ++i) {
-      const int k = (int)(i % kLanes);
-      const double v = x[i];
-      mx[k] = v > mx[k] ? v : mx[k];
-      mn[k] = v < mn[k] ? v : mn[k];
-      s[k] += v;
-      q[k] += v * v;
-      cn[k] += (v != v);
-      cz[k] += (std::fabs(v) < eps);
+  void block(const T* x, int64_t n) {
+    int32_t cn[kLanes] = {}, cz[kLanes] = {};
+    const int64_t full = n - n % kLanes;
+    for (int64_t i = 0; i < full; i += kLanes) {
+      for (int k = 0; k < kLanes; ++k) {
+        const T v = x[i + k];
+        mx[k] = v > mx[k] ? v : mx[k];
+        mn[k] = v < mn[k] ? v : mn[k];
+        s[k] += (double)v;
+        q[k] += (double)v * (double)v;
+        cn[k] += (int32_t)(v != v);
+        cz[k] += (int32_t)((v < 0 ? -v : v) < eps);
+      }
+    }
+    for (int64_t i = full; i < n; ++i) {
+      const T v = x[i];
+      mx[0] = v > mx[0] ? v : mx[0];
+      mn[0] = v < mn[0] ? v : mn[0];
+      s[0] += (double)v;
+      q[0] += (double)v * (double)v;
+      cn[0] += (int32_t)(v != v);
+      cz[0] += (int32_t)((v < 0 ? -v : v) < eps);
     }
     for (int k = 0; k < kLanes; ++k) {
       nan += cn[k];
@@ -44,6 +62,56 @@ struct Pass {
     }
   }
 };
+
+// torch compares |x| < eps in the tensor's dtype: eps is rounded to it first (1e-8 is 0 in
+// float16).
+double eps_in(DType t, double eps) {
+  switch (t) {
+    case DType::kFloat16: return half_to_float(float_to_half((float)eps));
+    case DType::kBFloat16: return bf16_to_float(float_to_bf16((float)eps));
+    case DType::kFloat32: return (double)(float)eps;
+    default: return eps;
+  }
+}
+
+template <typename T>
+MonitorStats run(const TensorView& t, double eps) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  MonitorStats out;
+  const int64_t n = t.numel();
+  Pass<T> p((T)eps_in(t.dtype, eps));
+  std::vector<T> buf(kBlock);
+  const size_t es = dtype_size(t.dtype);
+  t.for_each_run([&](const void* ptr, int64_t count) {
+    const char* src = static_cast<const char*>(ptr);
+    for (int64_t off = 0; off < count; off += kBlock) {
+      const int64_t m = std::min(kBlock, count - off);
+      if (t.dtype == DType::kFloat32 && std::is_same<T, float>::value) {
+        p.block(reinterpret_cast<const T*>(src + (size_t)off * es), m);  // read in place
+      } else {
+        convert_run<T>(src + (size_t)off * es, t.dtype, m, buf.data());
+        p.block(buf.data(), m);
+      }
+    }
+  });
+  T mx = p.mx[0], mn = p.mn[0];
+  double s = 0, q = 0;
+  for (int k = 0; k < kLanes; ++k) {
+    mx = p.mx[k] > mx ? p.mx[k] : mx;
+    mn = p.mn[k] < mn ? p.mn[k] : mn;
+    s += p.s[k];
+    q += p.q[k];
+  }
+  const bool any_nan = p.nan > 0;
+  out.max = any_nan ? nan : (double)mx;
+  out.min = any_nan ? nan : (double)mn;
+  out.mean = s / (double)n;
+  out.norm = std::sqrt(q);
+  out.zeros = (double)((float)p.zeros / (float)n);
+  out.nans = (double)p.nan;
+  out.id = n == 1 ? s : nan;
+  return out;
+}
 
 }  // namespace
 
@@ -74,40 +142,18 @@ double MonitorStats::get(MonitorOp op) const {
 }
 
 MonitorStats monitor_stats(const TensorView& t, double eps) {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  MonitorStats out;
-  const int64_t n = t.numel();
-  if (n == 0) {
+  if (t.numel() == 0) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    MonitorStats out;
     out.min = out.max = out.norm = out.zeros = out.mean = out.id = nan;
     return out;
   }
-  Pass p(eps);
-  std::vector<double> buf(kBlock);
-  t.for_each_run([&](const void* ptr, int64_t count) {
-    const char* src = static_cast<const char*>(ptr);
-    const size_t es = dtype_size(t.dtype);
-    for (int64_t off = 0; off < count; off += kBlock) {
-      const int64_t m = std::min(kBlock, count - off);
-      convert_run<double>(src + (size_t)off * es, t.dtype, m, buf.data());
-      p.block(buf.data(), m);
-    }
-  });
-  double mx = p.mx[0], mn = p.mn[0], s = 0, q = 0;
-  for (int k = 0; k < kLanes; ++k) {
-    mx = p.mx[k] > mx ? p.mx[k] : mx;
-    mn = p.mn[k] < mn ? p.mn[k] : mn;
-    s += p.s[k];
-    q += p.q[k];
+  switch (t.dtype) {
+    case DType::kFloat32:
+    case DType::kFloat16:
+    case DType::kBFloat16: return run<float>(t, eps);
+    default: return run<double>(t, eps);
   }
-  const bool any_nan = p.nan > 0;
-  out.max = any_nan ? nan : mx;
-  out.min = any_nan ? nan : mn;
-  out.mean = s / (double)n;
-  out.norm = std::sqrt(q);
-  out.zeros = (double)((float)p.zeros / (float)n);
-  out.nans = (double)p.nan;
-  out.id = n == 1 ? s : nan;
-  return out;
 }
 
 }  // namespace monitor
