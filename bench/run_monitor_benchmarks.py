@@ -47,7 +47,8 @@ def main():
     os.makedirs(os.path.join(args.results_dir, "logs"), exist_ok=True)
     started, load_start = time.time(), rb.load_average()
     keys = args.modes.split(",")
-    pythons = {"ours": args.ours_python, "original": args.orig_python}
+    # Absolute: the step processes run in bench/.
+    pythons = {"ours": os.path.abspath(args.ours_python), "original": os.path.abspath(args.orig_python)}
     groups = {}
     for rep, pkg, key in rb.interleaved(keys, ["ours", "original"], args.reps):
         tag = f"{pkg}-{key}-{rep}"

@@ -9,6 +9,7 @@
 #include "msprobe/base/output_dir.h"
 #include "msprobe/base/path.h"
 #include "msprobe/grad/grad_compare.h"
+#include "report/svg_chart.h"
 
 namespace msprobe {
 namespace report {
@@ -17,28 +18,8 @@ namespace {
 using grad::GradDivergence;
 using grad::GradSimilarities;
 
-const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string num(double v, const char* fmt = "%.1f") {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), fmt, v);
-  return buf;
-}
+std::string escape(const std::string& s) { return html_escape(s); }
+std::string num(double v, const char* fmt = "%.1f") { return svg_num(v, fmt); }
 
 struct RankPart {
   std::string label;  // "rank0" or ""
@@ -87,7 +68,7 @@ std::string chart(const RankPart& p) {
     std::string points;
     for (size_t j = 0; j < s.steps.size(); ++j)
       points += num(x(s.steps[j])) + "," + num(y(s.values[i][j])) + " ";
-    const std::string color = summary ? "#000" : kColors[i % 10];
+    const std::string color = summary ? "#000" : line_color(i);
     svg += "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" + (summary ? "2.5" : "1.2") +
            "\" points=\"" + points + "\"><title>" + escape(s.names[i]) + "</title></polyline>\n";
     if (s.steps.size() == 1) {
@@ -107,7 +88,7 @@ std::string rank_section(const RankPart& p) {
   out += "<p class=\"legend\">";
   for (size_t i = 0; i < p.s.names.size(); ++i) {
     const bool summary = i + 1 == p.s.names.size();
-    out += "<span style=\"color:" + std::string(summary ? "#000" : kColors[i % 10]) + "\">&#9632; " +
+    out += "<span style=\"color:" + std::string(summary ? "#000" : line_color(i)) + "\">&#9632; " +
            escape(p.s.names[i]) + "</span> ";
   }
   out += "</p>\n<table>\n<tr><th>parameter</th>";
