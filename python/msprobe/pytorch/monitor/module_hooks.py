@@ -106,12 +106,14 @@ class XYHooks:
         def hook(module, inputs, output):
             if not mon.collecting or not module.training or _current_graph_task() >= 0:
                 return
-            with mon.guard():
+            try:
                 name = f"{ctx.name}_{ctx.micro_step}"
                 mon.add("actv", [tag(name, "input", mon.rank), tag(name, "output", mon.rank)],
                         [pick(inputs, ctx.specs.get("input"), ctx.name, "input"),
                          pick(output, ctx.specs.get("output"), ctx.name, "output")])
                 ctx.micro_step = (ctx.micro_step + 1) % mon.micro_batch_number
+            except Exception as exc:  # noqa: BLE001  the monitor never breaks training
+                mon._fail(exc)
         return hook
 
     def _backward(self, ctx):
@@ -120,12 +122,14 @@ class XYHooks:
         def hook(module, grad_input, grad_output):
             if not mon.collecting:
                 return
-            with mon.guard():
+            try:
                 name = f"{ctx.name}_{ctx.micro_step}"
                 mon.add("actv_grad", [tag(name, "input_grad", mon.rank), tag(name, "output_grad", mon.rank)],
                         [pick(grad_input, ctx.specs.get("input_grad"), ctx.name, "input_grad"),
                          pick(grad_output, ctx.specs.get("output_grad"), ctx.name, "output_grad")])
                 ctx.micro_step = (ctx.micro_step + 1) % mon.micro_batch_number
+            except Exception as exc:  # noqa: BLE001  the monitor never breaks training
+                mon._fail(exc)
         return hook
 
     def remove(self):

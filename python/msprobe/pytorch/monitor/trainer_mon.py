@@ -58,6 +58,7 @@ class TrainerMon:
         self.output = None
         self.anomaly_file = None
         self.rank = _rank()
+        self.forced_device_path = device_path.forced()
         self.step = 0
         self.has_collect_times = 0
         self.micro_batch_number = 1
@@ -194,7 +195,7 @@ class TrainerMon:
         one copy per device and dtype (grad_probe's way; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU
         tensors that way too)."""
         present = [t for t in tensors if t is not None]
-        if present and (device_path.forced() or any(t.device.type != "cpu" for t in present)):
+        if present and (self.forced_device_path or not all(t.is_cpu for t in present)):
             hosts = iter(to_host([t.detach() for t in present]))
             tensors = [next(hosts) if t is not None else None for t in tensors]
         else:
