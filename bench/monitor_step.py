@@ -87,12 +87,7 @@ def main():
         return loss
 
     step_times, step_cpu, losses = step_script.timed_steps(batches, step, lambda loss: float(loss.detach()))
-    on = [i for i in range(len(step_times)) if i >= args.warmup and i % 2 == 0]
-    off = [i for i in range(len(step_times)) if i >= args.warmup and i % 2 == 1]
-    extra = {"off_times_s": [step_times[i] for i in off], "off_cpu_s": [step_cpu[i] for i in off]}
-    step_times = step_times[:args.warmup] + [step_times[i] for i in on]
-    step_cpu = step_cpu[:args.warmup] + [step_cpu[i] for i in on]
-    args.steps = len(on)
+    step_times, step_cpu, extra = step_script.split_paired(args, step_times, step_cpu)
     files = sum(len(fs) for _, _, fs in os.walk(out_dir))
     step_script.step_result(args, package, msprobe_dir, step_times, step_cpu, losses, setup_s,
                             torch=torch.__version__, threads=torch.get_num_threads(),

@@ -135,13 +135,8 @@ std::string render_grad_report(const std::string& path, const std::string& title
   }
   const std::string heading = title.empty() ? "Gradient direction similarity" : title;
   std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + escape(heading) +
-      "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;"
-      "font-size:12px;margin:8px 0 24px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}"
-      "td:first-child{text-align:left}.bad{color:#b00;font-weight:bold}.good{color:#070}.legend "
-      "span{margin-right:"
-      "12px;font-size:12px}</style></head><body>\n<h1>" +
-      escape(heading) + "</h1>\n<p>" + escape(path) + " &mdash; generated " + timestamp_now() +
+      simple_page_head(heading, "td,th{text-align:right}td:first-child{text-align:left}") + "<p>" +
+      escape(path) + " &mdash; generated " + timestamp_now() +
       ". A parameter's similarity is the share of its gradient's elements whose direction (&gt; 0 or not) is "
       "the "
       "same in both runs; summary weighs the parameters by size. Directions part where a similarity is below "

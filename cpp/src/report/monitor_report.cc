@@ -178,12 +178,10 @@ std::string render_monitor_report(const std::string& path, const std::string& ti
   }
   const std::string heading = title.empty() ? "Training monitor" : title;
   std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_escape(heading) +
-      "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;"
-      "font-size:12px;margin:8px 0 24px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}"
-      ".bad{color:#b00;font-weight:bold}.good{color:#070}.path{color:#666;font-size:12px}.legend span{"
-      "margin-right:12px;font-size:12px}h4{margin:16px 0 4px}</style></head><body>\n<h1>" +
-      html_escape(heading) + "</h1>\n<p>" + html_escape(path) + " &mdash; generated " + timestamp_now() +
+      simple_page_head(heading,
+                       "td,th{text-align:left}.path{color:#666;font-size:12px}"
+                       "h4{margin:16px 0 4px}") +
+      "<p>" + html_escape(path) + " &mdash; generated " + timestamp_now() +
       ". Each chart is one statistic along the steps, one line per module or parameter; a red ring is a "
       "value "
       "an alert rule flagged (anomaly.json).</p>\n";

@@ -28,6 +28,14 @@ std::string svg_num(double v, const char* fmt) {
   return buf;
 }
 
+std::string simple_page_head(const std::string& heading, const std::string& extra_css) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_escape(heading) +
+         "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;"
+         "font-size:12px;margin:8px 0 24px}td,th{border:1px solid #ddd;padding:2px 6px}"
+         ".bad{color:#b00;font-weight:bold}.good{color:#070}.legend span{margin-right:12px;font-size:12px}" +
+         extra_css + "</style></head><body>\n<h1>" + html_escape(heading) + "</h1>\n";
+}
+
 const char* line_color(size_t i) {
   static const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                         "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};

@@ -1,5 +1,5 @@
 // What the script-free pages (grad_probe, training monitor) share: HTML text escaping, numbers
-// for SVG attributes, and a line chart along steps as inline SVG.
+// for SVG attributes, the page's head, and a line chart along steps as inline SVG.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -11,6 +11,10 @@ namespace report {
 std::string html_escape(const std::string& s);
 // snprintf(fmt, v).
 std::string svg_num(double v, const char* fmt = "%.1f");
+
+// The page's start up to its <h1>: title, the shared style (body, tables, .bad, .good, legends)
+// and `extra_css`.
+std::string simple_page_head(const std::string& heading, const std::string& extra_css);
 
 // The colour of the i-th line (ten, repeating).
 const char* line_color(size_t i);

@@ -102,35 +102,37 @@ class XYHooks:
 
     def _forward(self, ctx):
         mon = self.mon
+        record = self._recorder(ctx, "actv", "input", "output")
 
         def hook(module, inputs, output):
-            if not mon.collecting or not module.training or _current_graph_task() >= 0:
-                return
-            try:
-                name = f"{ctx.name}_{ctx.micro_step}"
-                mon.add("actv", [tag(name, "input", mon.rank), tag(name, "output", mon.rank)],
-                        [pick(inputs, ctx.specs.get("input"), ctx.name, "input"),
-                         pick(output, ctx.specs.get("output"), ctx.name, "output")])
-                ctx.micro_step = (ctx.micro_step + 1) % mon.micro_batch_number
-            except Exception as exc:  # noqa: BLE001  the monitor never breaks training
-                mon._fail(exc)
+            if mon.collecting and module.training and _current_graph_task() < 0:
+                record(inputs, output)
         return hook
 
     def _backward(self, ctx):
         mon = self.mon
+        record = self._recorder(ctx, "actv_grad", "input_grad", "output_grad")
 
         def hook(module, grad_input, grad_output):
-            if not mon.collecting:
-                return
+            if mon.collecting:
+                record(grad_input, grad_output)
+        return hook
+
+    def _recorder(self, ctx, prefix, first, second):
+        """record(a, b): the statistics of the tensors a and b pick, as {name}_{micro_step}'s
+        `first` and `second`, in one call into the core."""
+        mon = self.mon
+
+        def record(a, b):
             try:
                 name = f"{ctx.name}_{ctx.micro_step}"
-                mon.add("actv_grad", [tag(name, "input_grad", mon.rank), tag(name, "output_grad", mon.rank)],
-                        [pick(grad_input, ctx.specs.get("input_grad"), ctx.name, "input_grad"),
-                         pick(grad_output, ctx.specs.get("output_grad"), ctx.name, "output_grad")])
+                mon.add(prefix, [tag(name, first, mon.rank), tag(name, second, mon.rank)],
+                        [pick(a, ctx.specs.get(first), ctx.name, first),
+                         pick(b, ctx.specs.get(second), ctx.name, second)])
                 ctx.micro_step = (ctx.micro_step + 1) % mon.micro_batch_number
             except Exception as exc:  # noqa: BLE001  the monitor never breaks training
                 mon._fail(exc)
-        return hook
+        return record
 
     def remove(self):
         for h in self.handles:
