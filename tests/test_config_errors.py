@@ -149,9 +149,9 @@ INVALID = [
     ("run_ut_error_data_path", {"task": "run_ut", "run_ut": {"error_data_path": "/no/such/dir"}}, {},
      ['"run_ut.error_data_path" must be a path to an existing directory, got "/no/such/dir"']),
     ("grad_probe_level", {"task": "grad_probe", "grad_probe": {"grad_level": "mix"}}, {},
-     ['"grad_probe.grad_level" must be one of L0, L1, L2, got "mix"']),
+     ["grad_level must be one of dict_keys(['L0', 'L1', 'L2'])", '"grad_probe.grad_level" is "mix"']),
     ("grad_probe_bounds_descending", {"task": "grad_probe", "grad_probe": {"bounds": [1, 0, -1]}}, {},
-     ['"grad_probe.bounds" must be a non-empty, strictly ascending list of numbers']),
+     ['bounds list is not ascending', '"grad_probe.bounds" is [1, 0, -1]']),
     # The task override selects (and validates) the section.
     ("override_task_selects_section", {"task": "statistics", "tensor": {"file_format": "h5"}}, {"task": "tensor"},
      ['"tensor.file_format" must be one of npy, bin, got "h5"']),

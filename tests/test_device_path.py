@@ -207,3 +207,28 @@ def test_extremes_left_out_when_the_tensor_changed_before_they_were_needed(tmp_p
     assert a["Max"] == INF and a["Max_except_inf_nan"] == 1.0
     b = data["Torch.abs.1.forward"]["input_args"][0]
     assert b["Max"] == INF and "Max_except_inf_nan" not in b
+
+
+def test_a_whole_step_reaches_the_host_in_one_copy_per_dtype_through_reused_buffers():
+    # grad_probe's path: host_views concatenates a step's tensors per (device, dtype), copies
+    # each group into one buffer of the copy pool and gives the buffers back afterwards.
+    tensors = [t for _, t in zoo()]
+    rec = TorchDeviceRecorder(copy_tensors=True, forced=True)
+    with rec.host_views(tensors) as host:
+        assert len(host) == len(tensors)
+        for t, h in zip(tensors, host):
+            assert h.shape == t.shape and h.dtype == t.dtype
+            assert h.data_ptr() != t.data_ptr()
+            raw = [x.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() for x in (h, t)]
+            assert raw[0] == raw[1]
+        groups = {t.dtype for t in tensors}
+        assert rec.buffers.in_use and not rec.buffers.cached
+        ptrs = {h.untyped_storage().data_ptr() for h in host}
+        assert len(ptrs) == len(groups)   # one host buffer per dtype
+    assert rec.buffers.in_use == 0
+    cached = rec.buffers.cached
+    with rec.host_views(tensors):
+        assert rec.buffers.cached < cached   # the same buffers again
+    plain = TorchDeviceRecorder(copy_tensors=True, forced=False)
+    with plain.host_views(tensors) as host:
+        assert all(h is t for h, t in zip(host, tensors))   # CPU tensors are read in place

@@ -113,16 +113,19 @@ class PyProgress {
 };
 
 // CompareJob::replay through a Python callable (run_ut's replay machinery): replay(entry,
-// api_type, api_name, npu_record, bench_record, npu_tensor_dir, bench_tensor_dir) ->
-// (NPU-input outputs, bench-input outputs), lists of float64 tensors. Called with the GIL taken;
+// api_type, api_name, npu_record, bench_record, npu_tensor_dir, bench_tensor_dir,
+// npu_grad_record, bench_grad_record) -> (NPU-input outputs, bench-input outputs), lists of
+// float64 tensors (the grad records are None for a forward suspect). Called with the GIL taken;
 // the tensors are judged while it is held, as views of their own memory. `fn` outlives the job.
 ReplayFn replay_through(nb::handle fn) {
   return [fn](const ReplayRequest& r, const ReplayJudge& judge) {
     nb::gil_scoped_acquire gil;
     std::string error;
     try {
-      nb::object out = fn(r.entry, r.api_type, r.api_name, msprobe::json_to_python(r.npu_record),
-                          msprobe::json_to_python(r.bench_record), r.npu_tensor_dir, r.bench_tensor_dir);
+      nb::object out =
+          fn(r.entry, r.api_type, r.api_name, msprobe::json_to_python(r.npu_record),
+             msprobe::json_to_python(r.bench_record), r.npu_tensor_dir, r.bench_tensor_dir,
+             msprobe::json_to_python(r.npu_grad_record), msprobe::json_to_python(r.bench_grad_record));
       std::vector<msprobe::PyTensor> npu, bench;
       for (nb::handle t : nb::borrow<nb::sequence>(out[0]))
         npu.push_back(msprobe::host_tensor_arg(t, "replay"));

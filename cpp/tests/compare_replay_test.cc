@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "msprobe/compare/replay_verdict.h"
+#include "msprobe/jobs/suspect_replay.h"
 #include "tensor_views.h"
+#include "test_files.h"
 
 namespace msprobe {
 namespace compare {
@@ -40,6 +42,41 @@ TEST(ReplayVerdict, TheApiOrItsInputs) {
                    {view_of(bench_replay, DType::kFloat64)}, {view_of(bench_replay, DType::kFloat64)});
   EXPECT_EQ(same.verdict, "");
   EXPECT_NE(same.reason.find("not judged"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace compare
+}  // namespace msprobe
+
+namespace msprobe {
+namespace compare {
+namespace {
+
+// Suspects that cannot be replayed say why, without the framework being called: a module (its
+// code is not in the dump) and a backward API whose forward entry is missing.
+TEST(ReplaySuspects, ModulesAndMissingEntriesSayWhy) {
+  const std::string dir = test::temp_dir("replay_suspects");
+  const std::string json =
+      R"({"task": "tensor", "level": "mix", "dump_data_dir": ")" + dir +
+      R"(/dump_tensor_data", "data": {"Functional.gelu.0.backward": {"input": [], "output": []}}})";
+  test::write_file(dir + "/npu_dump.json", json);
+  test::write_file(dir + "/bench_dump.json", json);
+  CompareJob job;
+  job.npu_json = dir + "/npu_dump.json";
+  job.bench_json = dir + "/bench_dump.json";
+  int calls = 0;
+  job.replay = [&](const ReplayRequest&, const ReplayJudge&) { ++calls; };
+  std::vector<Suspect> suspects(2);
+  suspects[0].name = "Module.fc.Linear.forward.0";
+  suspects[1].name = "Functional.gelu.0.backward";
+  suspects[1].forward = false;
+  replay_suspects(&suspects, job);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(suspects[0].replay.reason.rfind("not replayed: a module's code is not in the dump", 0), 0u);
+  EXPECT_EQ(suspects[1].replay.reason, "not replayed: the NPU dump has no entry Functional.gelu.0.forward");
+  EXPECT_EQ(replay_line(suspects[1]),
+            "Replay of Functional.gelu.0.backward: not replayed: the NPU dump has no entry "
+            "Functional.gelu.0.forward.");
 }
 
 }  // namespace

@@ -94,6 +94,18 @@ TEST(FuzzRegressions, AmpersandsWithoutSemicolonDecodeInLinearTime) {
   EXPECT_LT(seconds, 10.0);
 }
 
+// Character references and _xHHHH_ escapes of lone surrogates or of no code point at all become
+// U+FFFD; an escaped surrogate pair is one character. Before, they gave invalid UTF-8.
+TEST(FuzzRegressions, SurrogatesInXlsxTextGiveValidUtf8) {
+  const std::vector<XlsxSheet> sheets =
+      read_xlsx_bytes(slurp(kRegressions / "xlsx" / "surrogates_in_text"), "x.xlsx", true);
+  ASSERT_EQ(sheets.size(), 1u);
+  ASSERT_FALSE(sheets[0].rows.empty());
+  const std::string fffd = "\xEF\xBF\xBD", grin = "\xF0\x9F\x98\x80";  // U+FFFD, U+1F600
+  EXPECT_EQ(sheets[0].rows[0][0].s,
+            "a" + fffd + "b" + fffd + "c" + fffd + "d" + grin + "e" + fffd + "f" + grin + "g");
+}
+
 // xlsx: the target re-packs each input (fuzz_support.h) so that mutated XML reaches the reader.
 // The re-packed seeds must read exactly as the seeds do, or the fuzzer tests something else.
 TEST(FuzzRegressions, RepackedXlsxSeedsReadAsTheSeeds) {

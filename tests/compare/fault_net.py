@@ -5,7 +5,7 @@ call looks the same in the dump) and every weight can carry ulp-level noise (wha
 always show).
 Usage:
     python fault_net.py DUMP_PATH --task statistics|tensor|md5 --level L1|mix
-                        [--fault none|gelu_tanh|layernorm_eps|log_neg] [--fault-call K]
+                        [--fault none|gelu_tanh|gelu_backward_tanh|layernorm_eps|log_neg] [--fault-call K]
                         [--noise REL] [--steps N] [--config CONFIG_JSON] [--log-near-one]
 --log-near-one takes the log of 1 + logits/1000 (in both runs, no fault): an ill-conditioned log
 whose output difference comes from its inputs (the replay verdict's "its inputs" case).
@@ -49,11 +49,29 @@ class FaultNet(nn.Module):
         return self.head(x)
 
 
+class _GeluTanhBackward(torch.autograd.Function):
+    """gelu whose forward is exact and whose backward is the tanh approximation's derivative:
+    a fault only the backward shows."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch._C._nn.gelu(x)   # torch's own kernel, neither the fault's nor the probe's wrapper
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        with torch.enable_grad():
+            x = x.detach().requires_grad_()
+            (g,) = torch.autograd.grad(torch._C._nn.gelu(x, approximate="tanh"), x, grad)
+        return g
+
+
 def inject_fault(fault, call):
     """Swaps the implementation of one call of an API (before the probe wraps it)."""
-    if fault not in ("gelu_tanh", "layernorm_eps"):
+    if fault not in ("gelu_tanh", "layernorm_eps", "gelu_backward_tanh"):
         return
-    name = "gelu" if fault == "gelu_tanh" else "layer_norm"
+    name = "layer_norm" if fault == "layernorm_eps" else "gelu"
     original = getattr(F, name)
     calls = [0]
 
@@ -63,6 +81,8 @@ def inject_fault(fault, call):
             return original(*args, **kwargs)
         if fault == "gelu_tanh":
             return original(*args, approximate="tanh")
+        if fault == "gelu_backward_tanh":
+            return _GeluTanhBackward.apply(*args)
         x, shape, weight, bias = args[:4]
         return original(x, shape, weight, bias, 1e-2)   # eps 1e-2 instead of 1e-5
 

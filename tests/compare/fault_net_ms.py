@@ -3,7 +3,7 @@ where one call of an op can be computed differently (its implementation swapped 
 wraps the API) and every weight can carry ulp-level noise.
 Usage:
     python fault_net_ms.py DUMP_PATH --task statistics|tensor|md5 --level L1|mix
-                           [--fault none|gelu_tanh|log_neg] [--fault-call K]
+                           [--fault none|gelu_tanh|linear_half|log_neg] [--fault-call K]
                            [--noise REL]
 Prints "loss L"."""
 import argparse
@@ -21,9 +21,9 @@ ms.set_device("CPU")
 
 def inject_fault(fault, call):
     """Swaps the implementation of one call of an API (before the probe wraps it)."""
-    if fault != "gelu_tanh":
+    if fault not in ("gelu_tanh", "linear_half"):
         return
-    owner, name = ops, "gelu"
+    owner, name = (ops, "gelu") if fault == "gelu_tanh" else (MF, "linear")
     original = getattr(owner, name)
     calls = [0]
 
@@ -31,7 +31,10 @@ def inject_fault(fault, call):
         calls[0] += 1
         if calls[0] - 1 != call:
             return original(*args, **kwargs)
-        return original(*args, approximate="tanh")
+        if fault == "gelu_tanh":
+            return original(*args, approximate="tanh")
+        # a float16 kernel: inputs rounded to half precision, the result back to float32
+        return original(*(a.astype(ms.float16) for a in args), **kwargs).astype(ms.float32)
 
     setattr(owner, name, faulty)
 

@@ -141,8 +141,31 @@ def test_mindspore_fault_named_first(tmp_path, runs, task, args, expected):
     div, advisor, _ = compare(tmp_path, npu, bench, framework="mindspore")
     assert div["suspects"][0]["name"] == expected, [s["name"] for s in div["suspects"]]
     assert f"First Divergence: {expected}: " in advisor
-    # Next steps: the scoped re-dump configs; no config_op (1.2.1 has no MindSpore op_generate),
-    # no replay (no MindSpore replay machinery).
+    # Next steps: the scoped re-dump configs; no config_op (1.2.1 has no MindSpore op_generate).
+    # Replay: only tensor dumps, only the APIs MindSpore's run_ut replays (ops.gelu is not one).
     first = div["suspects"][0]
     assert os.path.isfile(first["next_steps"]["redump_config_npu"]) and first["next_steps"]["config_op"] is None
-    assert "replay" not in first
+    if task == "tensor":
+        assert first["replay"]["verdict"] is None
+        assert first["replay"]["reason"].startswith("not replayed: RecordError: Functional.gelu is not an API")
+    else:
+        assert "replay" not in first
+
+
+def test_mindspore_suspect_replayed_with_pytorch_in_float64(tmp_path, runs):
+    # One MintFunctional.linear call computed in float16: MindSpore run_ut's machinery replays it
+    # (PyTorch, float64) on each run's inputs; they agree, so the API is to blame. Its backward
+    # suspects downstream are replayed too (the float arguments' gradients, run_ut's order).
+    bench = dump(runs, "ms_bench_tensor", "tensor", "L1", mindspore=True)
+    npu = dump(runs, "ms_npu_linear_half", "tensor", "L1", "--fault", "linear_half", "--fault-call", "2",
+               mindspore=True)
+    div, _, log = compare(tmp_path, npu, bench, framework="mindspore")
+    first = div["suspects"][0]
+    assert first["name"] == "MintFunctional.linear.2.forward"
+    assert first["replay"]["verdict"] == "the API", first["replay"]
+    assert first["replay"]["replayed_output_error"] == pytest.approx(0.0, abs=1e-12)
+    assert first["replay"]["npu_api_error"] > 100 * first["replay"]["bench_api_error"]
+    assert "Replay of MintFunctional.linear.2.forward in float64 on each run's inputs: the API:" in log
+    backward = [s for s in div["suspects"]
+                if s["name"].startswith("MintFunctional.linear.") and s["direction"] == "backward"]
+    assert backward and all(s["replay"]["verdict"] for s in backward), [s.get("replay") for s in backward]

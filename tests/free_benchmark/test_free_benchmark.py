@@ -69,6 +69,30 @@ def test_sequence_outputs_get_their_index(fresh_debugger, tmp_path):
     assert got[0]["shape"] == "torch.Size([1, 3])"
 
 
+def test_backward_of_several_outputs_is_checked(fresh_debugger, tmp_path):
+    # topk's values and indices come from one autograd node: its gradients arrive together
+    # (zeros for the integer indices), the vjp runs on the input with its two largest elements
+    # swapped by change_value, and the gradient lands elsewhere. 1.2.1 fails here ("v is a tuple
+    # of invalid length"). split's gradient does not depend on the input's values: no row.
+    dbg = fresh_debugger(config_path=write_config(tmp_path, pert_mode="change_value", fuzz_stage="backward"))
+    x = torch.tensor([[1.0, 5.0, 3.0, 2.0], [4.0, 0.5, -6.0, 7.0]], requires_grad=True)
+    dbg.start()
+    values, _ = torch.topk(x, 2, dim=1)
+    first, _ = torch.split(x, 1, dim=0)
+    loss = (values * torch.tensor([[1.0, 2.0]])).sum() + (first * 3).sum()
+    loss.backward()
+    dbg.stop()
+    dbg.step()
+    got = rows(tmp_path)
+    assert {r["api_name"] for r in got} == {"Torch.topk.0.backward"}
+    assert all(r["stage"] == "backward" and r["shape"] == "torch.Size([2, 4])" for r in got)
+    assert float(got[0]["max_rel"]) > 1.0
+    expected = torch.zeros(2, 4)
+    expected[0, 1], expected[0, 2], expected[1, 3], expected[1, 0] = 1.0, 2.0, 1.0, 2.0
+    expected[0] += 3.0
+    assert torch.equal(x.grad, expected)   # training's gradient is the API's own
+
+
 def test_scope_selects_exact_call_names(fresh_debugger, tmp_path):
     dbg = fresh_debugger(config_path=write_config(tmp_path, pert_mode="bit_noise",
                                                   scope=["Torch.sub.1.forward"]))
@@ -336,3 +360,22 @@ def test_step_folders_as_1_2_1_writes_them(fresh_debugger, tmp_path):
     assert (rank / "dump_tensor_data").is_dir() and not any((rank / "dump_tensor_data").iterdir())
     stack = json.loads((rank / "stack.json").read_text())
     assert "Torch.sub.0.forward" in stack and json.loads((rank / "construct.json").read_text()) == {}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+def test_bit_noise_flips_the_lowest_bit_above_the_smallest_normal(dtype):
+    # The one-buffer form of bit_noise (perturbation.py) against the plain expression, with the
+    # values it must leave alone (NaN, subnormals, zeros) and infinities (flipped, as 1.2.1).
+    from msprobe.pytorch.free_benchmark.perturbation import BIT_VIEW, _bit_noise
+    finfo = torch.finfo(dtype)
+    t = torch.randn(6, 7, generator=torch.Generator().manual_seed(0)).to(dtype)
+    t[0, :6] = torch.tensor([float("nan"), float("inf"), -float("inf"), finfo.smallest_normal / 4, 0.0, -0.0])
+    t[1, 0] = finfo.smallest_normal
+    for x in (t, t.t()):   # contiguous and transposed
+        bits = x.view(BIT_VIEW[dtype])
+        expected = torch.bitwise_xor(bits, (x.abs() > finfo.smallest_normal).to(bits.dtype))
+        got = _bit_noise(x)
+        assert got.dtype == dtype and got.shape == x.shape
+        assert torch.equal(got.view(BIT_VIEW[dtype]), expected)
+    assert torch.equal(t.view(BIT_VIEW[dtype])[0, :6] == _bit_noise(t).view(BIT_VIEW[dtype])[0, :6],
+                       torch.tensor([True, False, False, True, True, True]))

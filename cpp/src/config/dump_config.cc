@@ -545,28 +545,45 @@ void parse_run_ut(const Checker& ck, const JsonValue* sec, DumpConfig& c) {
   }
 }
 
+// 1.2.1's sentence for a bad grad_probe field, then which field and what it held.
+[[noreturn]] void fail_grad(const Checker& ck, const std::string& sentence, const std::string& field,
+                            const JsonValue& got) {
+  ck.fail(sentence + " (" + quoted(field) + " is " + shown(got) + ")");
+}
+
 void parse_grad_probe(const Checker& ck, const JsonValue* sec, DumpConfig& c) {
   GradProbeConfig& gp = c.grad_probe;
   if (!sec) return;
-  if (const JsonValue* v = sec->find("grad_level"))
-    gp.grad_level = ck.one_of(*v, "grad_probe.grad_level", kGradLevels);
-  if (const JsonValue* v = sec->find("param_list"))
+  const bool pytorch = ck.framework() == Framework::kPyTorch;
+  if (const JsonValue* v = sec->find("grad_level")) {
+    if (!v->is_string() || !is_listed(kGradLevels, v->as_string()))
+      fail_grad(ck, "grad_level must be one of dict_keys(['L0', 'L1', 'L2'])", "grad_probe.grad_level", *v);
+    gp.grad_level = v->as_string();
+  }
+  if (const JsonValue* v = sec->find("param_list")) {
+    if (!v->is_array()) fail_grad(ck, "param_list must be a list", "grad_probe.param_list", *v);
     gp.param_list = ck.string_list(*v, "grad_probe.param_list");
+  }
   if (const JsonValue* v = sec->find("bounds")) {
     const std::string field = "grad_probe.bounds";
-    const char* rule = "must be a non-empty, strictly ascending list of numbers within the int64 range";
-    if (!v->is_array() || v->as_array().empty()) ck.fail_value(field, rule, *v);
+    // PyTorch's and MindSpore's checks have their own sentences in 1.2.1.
+    const char* not_number =
+        pytorch ? "bounds element is not int or float" : "The input list should only contain numbers";
+    const char* not_ascending =
+        pytorch ? "bounds list is not ascending" : "The input list should be ascending";
+    if (!v->is_array()) fail_grad(ck, pytorch ? "bounds must be a list" : not_number, field, *v);
+    // 1.2.1 accepts [] and then writes rows that do not fit the header (docs/compatibility.md).
+    if (v->as_array().empty()) fail_grad(ck, "bounds must not be empty", field, *v);
     std::vector<double> bounds;
     std::vector<std::string> labels;
     for (size_t i = 0; i < v->as_array().size(); ++i) {
       const JsonValue& item = v->as_array()[i];
-      if (!item.is_number()) ck.fail_value(item_field(field, i), "must be a number", item);
+      if (!item.is_number()) fail_grad(ck, not_number, item_field(field, i), item);
       double d = item.as_double();
       // int64 range: [-2^63, 2^63); NaN fails both comparisons.
-      if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
-        ck.fail_value(item_field(field, i), "must be a finite number within the int64 range", item);
-      }
-      if (!bounds.empty() && !(d > bounds.back())) ck.fail_value(field, rule, *v);
+      if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0))
+        fail_grad(ck, "bounds element is out of int64 range", item_field(field, i), item);
+      if (!bounds.empty() && !(d > bounds.back())) fail_grad(ck, not_ascending, field, *v);
       bounds.push_back(d);
       labels.push_back(py_str(item));
     }

@@ -115,6 +115,21 @@ class XmlScanner {
 
 bool is_hex(char c) { return std::isxdigit((unsigned char)c) != 0; }
 
+// A code point as UTF-8; what UTF-8 cannot hold (a lone surrogate, beyond U+10FFFF) becomes
+// U+FFFD, so that a hostile sheet cannot put invalid UTF-8 into compare's strings.
+void append_code_point(std::string& out, unsigned long cp) {
+  const bool valid = cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
+  append_utf8(out, valid ? (uint32_t)cp : 0xFFFDu);
+}
+
+// "_xHHHH_" (the sheet's escape of a UTF-16 unit) at ent[i]: its value, or -1.
+long escaped_unit(const std::string& ent, size_t i) {
+  if (ent[i] == '_' && i + 6 < ent.size() && ent[i + 1] == 'x' && is_hex(ent[i + 2]) && is_hex(ent[i + 3]) &&
+      is_hex(ent[i + 4]) && is_hex(ent[i + 5]) && ent[i + 6] == '_')
+    return (long)std::strtoul(ent.substr(i + 2, 4).c_str(), nullptr, 16);
+  return -1;
+}
+
 // XML entities, then OOXML's _xHHHH_ escapes of control characters. CDATA (marked by the
 // scanner) is taken literally.
 std::string decode_text(const std::string& raw) {
@@ -159,7 +174,7 @@ std::string decode_text(const std::string& raw) {
       ent += '\'';
     else if (!name.empty() && name[0] == '#') {
       const bool hex = name.size() > 1 && (name[1] == 'x' || name[1] == 'X');
-      append_utf8(ent, (uint32_t)std::strtoul(name.c_str() + (hex ? 2 : 1), nullptr, hex ? 16 : 10));
+      append_code_point(ent, std::strtoul(name.c_str() + (hex ? 2 : 1), nullptr, hex ? 16 : 10));
     } else {
       ent.append(raw, i, semi - i + 1);
     }
@@ -168,10 +183,17 @@ std::string decode_text(const std::string& raw) {
   std::string out;
   out.reserve(ent.size());
   for (size_t i = 0; i < ent.size(); ++i) {
-    if (ent[i] == '_' && i + 6 < ent.size() && ent[i + 1] == 'x' && is_hex(ent[i + 2]) &&
-        is_hex(ent[i + 3]) && is_hex(ent[i + 4]) && is_hex(ent[i + 5]) && ent[i + 6] == '_') {
-      append_utf8(out, (uint32_t)std::strtoul(ent.substr(i + 2, 4).c_str(), nullptr, 16));
+    const long unit = escaped_unit(ent, i);
+    if (unit >= 0) {
       i += 6;
+      const long low = unit >= 0xD800 && unit <= 0xDBFF && i + 1 < ent.size() ? escaped_unit(ent, i + 1) : -1;
+      if (low >= 0xDC00 && low <= 0xDFFF) {  // a surrogate pair: one code point
+        append_code_point(out,
+                          0x10000 + (((unsigned long)unit - 0xD800) << 10) + ((unsigned long)low - 0xDC00));
+        i += 7;
+      } else {
+        append_code_point(out, (unsigned long)unit);
+      }
       continue;
     }
     out += ent[i];

@@ -5,6 +5,9 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/strings.h"
@@ -18,6 +21,7 @@ namespace compare {
 namespace {
 
 constexpr std::string_view kForward = ".forward";
+constexpr std::string_view kBackward = ".backward";
 
 struct DumpRecords {
   bool tensor_data = false;
@@ -25,8 +29,7 @@ struct DumpRecords {
   std::unordered_map<std::string, JsonValue> records;
 };
 
-DumpRecords read_records(const std::string& dump_json,
-                         const std::unordered_map<std::string, size_t>& wanted) {
+DumpRecords read_records(const std::string& dump_json, const std::unordered_set<std::string>& wanted) {
   reader::DumpJsonReader dump(dump_json);
   DumpRecords r;
   r.tensor_data = dump.header().has_real_data();
@@ -59,52 +62,97 @@ std::vector<TensorView> views_of(const std::vector<reader::LoadedTensor>& tensor
 
 void replay_one(Suspect& s, const ReplayRequest& req, const DumpRecords& npu, const DumpRecords& bench,
                 const CompareJob& job) {
+  // A backward suspect's outputs are the gradients its autograd node passed on.
+  const JsonValue& npu_entry = req.backward() ? req.npu_grad_record : req.npu_record;
+  const JsonValue& bench_entry = req.backward() ? req.bench_grad_record : req.bench_record;
   std::vector<reader::LoadedTensor> npu_out, bench_out;
-  collect_outputs(*req.npu_record.find("output"), reader::TensorStore(npu.tensor_dir), &npu_out);
-  collect_outputs(*req.bench_record.find("output"), reader::TensorStore(bench.tensor_dir), &bench_out);
+  collect_outputs(*npu_entry.find("output"), reader::TensorStore(npu.tensor_dir), &npu_out);
+  collect_outputs(*bench_entry.find("output"), reader::TensorStore(bench.tensor_dir), &bench_out);
   const std::vector<TensorView> npu_dumped = views_of(npu_out), bench_dumped = views_of(bench_out);
   job.replay(req,
              [&](const std::vector<TensorView>& npu_replay, const std::vector<TensorView>& bench_replay) {
+               if (npu_replay.size() != npu_dumped.size() || bench_replay.size() != bench_dumped.size()) {
+                 s.replay.reason = "not replayed: the replay gave " + std::to_string(npu_replay.size()) +
+                                   " tensors where the dump has " + std::to_string(npu_dumped.size());
+                 return;
+               }
                s.replay = judge_replay(npu_dumped, bench_dumped, npu_replay, bench_replay);
              });
+}
+
+bool is_module(const Suspect& s) { return starts_with(s.name, "Module.") || starts_with(s.name, "Cell."); }
+
+// "Functional.gelu.2.forward" / ".backward" of a replayable API: the part before the direction,
+// split as run_ut does; false for modules, cells and names run_ut cannot split.
+bool replayable(const Suspect& s, std::string* call, std::string* type, std::string* api) {
+  const std::string_view dir = s.forward ? kForward : kBackward;
+  if (is_module(s) || !ends_with(s.name, dir)) return false;
+  *call = s.name.substr(0, s.name.size() - dir.size());
+  return runut::split_api_name(*call, type, api);
+}
+
+const JsonValue* find_record(const DumpRecords& d, const std::string& name) {
+  auto it = d.records.find(name);
+  return it == d.records.end() ? nullptr : &it->second;
 }
 
 }  // namespace
 
 void replay_suspects(std::vector<Suspect>* suspects, const CompareJob& job) {
   if (!job.replay || suspects->empty()) return;
-  std::unordered_map<std::string, size_t> wanted;  // entry -> suspect index
-  for (size_t i = 0; i < suspects->size() && wanted.size() < kMaxReplayedSuspects; ++i) {
-    const std::string& name = (*suspects)[i].name;
-    std::string type, api;
-    if (!(*suspects)[i].forward || !ends_with(name, kForward)) continue;
-    if (!runut::split_api_name(std::string_view(name).substr(0, name.size() - kForward.size()), &type, &api))
+  std::vector<std::pair<size_t, ReplayRequest>> requests;  // suspect index, what to replay
+  std::vector<size_t> modules;                             // module / cell suspects among them
+  std::unordered_set<std::string> wanted;                  // entries to read from both dumps
+  for (size_t i = 0; i < suspects->size() && requests.size() + modules.size() < kMaxReplayedSuspects; ++i) {
+    if (is_module((*suspects)[i])) {
+      modules.push_back(i);
       continue;
-    if (type == "Module" || type == "Cell") continue;
-    wanted.emplace(name, i);
+    }
+    ReplayRequest req;
+    std::string call;
+    if (!replayable((*suspects)[i], &call, &req.api_type, &req.api_name)) continue;
+    req.entry = (*suspects)[i].name;
+    wanted.insert(call + std::string(kForward));
+    if (!(*suspects)[i].forward) wanted.insert(req.entry);
+    requests.emplace_back(i, std::move(req));
   }
-  if (wanted.empty()) return;
+  if (requests.empty() && modules.empty()) return;
   const DumpRecords npu = read_records(job.npu_json, wanted);
   if (!npu.tensor_data) return;
   const DumpRecords bench = read_records(job.bench_json, wanted);
   if (!bench.tensor_data) return;
-  for (const auto& [name, index] : wanted) {
+  for (size_t i : modules) {
+    (*suspects)[i].replay.reason =
+        "not replayed: a module's code is not in the dump (a dump at level mix or L1 names the APIs inside "
+        "it, "
+        "which are replayed)";
+  }
+  for (auto& [index, req] : requests) {
     Suspect& s = (*suspects)[index];
-    auto n = npu.records.find(name), b = bench.records.find(name);
-    if (n == npu.records.end() || b == bench.records.end()) {
-      s.replay.reason = "not replayed: the " + std::string(n == npu.records.end() ? "NPU" : "bench") +
-                        " dump has no entry " + name;
+    const std::string forward_name = req.entry.substr(0, req.entry.rfind('.')) + std::string(kForward);
+    const std::vector<std::string> names = s.forward ? std::vector<std::string>{forward_name}
+                                                     : std::vector<std::string>{forward_name, req.entry};
+    std::string missing;
+    for (const std::string& name : names) {
+      if (!find_record(npu, name)) missing = "the NPU dump has no entry " + name;
+      if (missing.empty() && !find_record(bench, name)) missing = "the bench dump has no entry " + name;
+      if (!missing.empty()) break;
+    }
+    if (!missing.empty()) {
+      s.replay.reason = "not replayed: " + missing;
       continue;
     }
-    ReplayRequest req;
-    req.entry = name;
-    runut::split_api_name(std::string_view(name).substr(0, name.size() - kForward.size()), &req.api_type,
-                          &req.api_name);
-    req.npu_record = n->second;
-    req.bench_record = b->second;
+    req.npu_record = *find_record(npu, forward_name);
+    req.bench_record = *find_record(bench, forward_name);
+    if (!s.forward) {
+      req.npu_grad_record = *find_record(npu, req.entry);
+      req.bench_grad_record = *find_record(bench, req.entry);
+    }
     req.npu_tensor_dir = npu.tensor_dir;
     req.bench_tensor_dir = bench.tensor_dir;
-    if (!req.npu_record.find("output") || !req.bench_record.find("output")) {
+    const JsonValue& judged = s.forward ? req.npu_record : req.npu_grad_record;
+    const JsonValue& judged_bench = s.forward ? req.bench_record : req.bench_grad_record;
+    if (!judged.find("output") || !judged_bench.find("output")) {
       s.replay.reason = "not replayed: the entry records no output";
       continue;
     }

@@ -17,6 +17,10 @@ A framework implements it once (pytorch/device_stats.py, mindspore/device_stats.
   rescaled(value, scale)    -> mean and norm (two float64 bytes) of the values divided by scale
                                when float64 sums of squares would overflow; None: not needed
 
+Besides the core's calls, a framework's recorder gives the features that read a whole step at once
+(grad_probe) the same device path: `with recorder.host_views(tensors) as host:` -- host views of
+the tensors, one device-to-host transfer per (device, dtype).
+
 Optional hooks are class attributes left None. Values of `deferred_type` are read at the latest
 when `batch_records` wait or the oldest has waited `max_age_s`, and at stop/step/close.
 """

@@ -21,6 +21,7 @@ allocates the host copies itself.)
 MSPROBE_FORCE_DEVICE_PATH=1 (a testing aid, msprobe/core/device_path.py) sends CPU tensors
 through the statistics path; on the CPU the copy tasks read tensors as the host path does.
 """
+import contextlib
 import functools
 import math
 
@@ -196,6 +197,33 @@ class MsDeviceRecorder(DeviceRecorder):
             x = mint.div(t.astype(ms.float64), ms.Tensor(scale, ms.float64))
             two = np.array([mint.mean(x).asnumpy(), ops.norm(x).asnumpy()], dtype=np.float64)
         return two.tobytes()
+
+    # ---- whole steps (grad_probe) ----------------------------------------------------------
+    @contextlib.contextmanager
+    def host_views(self, tensors):
+        """Host arrays of `tensors` while the context is open: read where they are on a CPU
+        (unless forced); else concatenated on the device and copied with one transfer per dtype
+        (bfloat16, which NumPy lacks, one tensor at a time through DLPack)."""
+        if not (on_accelerator() or device_path.forced()):   # the context may change after __init__
+            yield [tensor_for_core(t) for t in tensors]
+            return
+        out = [None] * len(tensors)
+        groups = {}
+        for i, t in enumerate(tensors):
+            groups.setdefault(t.dtype, []).append(i)
+        with _Probe():
+            for dtype, indices in groups.items():
+                if dtype == ms.bfloat16:
+                    for i in indices:
+                        out[i] = tensor_for_core(tensors[i])
+                    continue
+                flat = ops.cat([tensors[i].reshape(-1) for i in indices]).asnumpy()
+                offset = 0
+                for i in indices:
+                    n = tensors[i].size
+                    out[i] = flat[offset:offset + n].reshape(tensors[i].shape)
+                    offset += n
+        yield out
 
 
 def attach(session):

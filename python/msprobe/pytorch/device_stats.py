@@ -260,6 +260,51 @@ class TorchDeviceRecorder(DeviceRecorder):
         rec.buffer = buf
         return True
 
+    # ---- whole steps (grad_probe, the monitor) ------------------------------------------------
+    @contextlib.contextmanager
+    def host_views(self, tensors):
+        """Host views of `tensors` while the context is open: CPU tensors as they are (unless
+        forced), the others concatenated on their device and copied with one transfer per
+        (device, dtype) into a reusable host buffer (pinned on a real device) of the copy pool,
+        given back when the context closes."""
+        out = list(tensors)
+        groups = {}
+        for i, t in enumerate(out):
+            if t.device.type != "cpu" or self.all_tensors:
+                groups.setdefault((t.device, t.dtype), []).append(i)
+        if self.buffers is None and groups:
+            limit = device_path.HOST_COPY_BYTES or (writer_memory_mb() << 20)
+            self.buffers = _HostBuffers(pin=not self.all_tensors, limit=limit)
+        taken, waits = [], []
+        try:
+            with torch.no_grad():
+                for (device, dtype), indices in groups.items():
+                    flat = _VF.cat([_TB.reshape(_TB.detach(out[i]), (-1,)) for i in indices])
+                    nbytes = _TB.numel(flat) * _TB.element_size(flat)
+                    buf = self.buffers.take(max(nbytes, 1))
+                    if buf is None:  # beyond the copy pool: a plain synchronous copy
+                        host = _TB.cpu(flat)
+                    else:
+                        taken.append(buf)
+                        host = _TB.view(_TB.narrow(buf, 0, 0, nbytes), dtype)
+                        _TB.copy_(host, flat, non_blocking=True)
+                        stream = self._stream(device)
+                        if stream:
+                            event = self.modules[device.type].Event()
+                            event.record(stream)
+                            waits.append(event)
+                    offset = 0
+                    for i in indices:
+                        n = _TB.numel(out[i])
+                        out[i] = _TB.view(_TB.narrow(host, 0, offset, n), out[i].shape)
+                        offset += n
+            for event in waits:  # every copy was started before the first wait
+                event.synchronize()
+            yield out
+        finally:
+            for buf in taken:
+                self.buffers.give_back(buf)
+
     # ---- batches -----------------------------------------------------------------------
     def _stream(self, device):
         """The stream the tensor's kernels run on now: None on the CPU, False when the device

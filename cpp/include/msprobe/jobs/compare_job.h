@@ -19,14 +19,19 @@ namespace msprobe {
 namespace compare {
 
 // A suspect API to replay in float64 on each run's own dumped inputs (jobs/suspect_replay.h).
+// A backward suspect ("Functional.gelu.2.backward") is replayed from its forward entries (the
+// arguments) and its backward entries (the gradients that reached the API's autograd node); the
+// replay's outputs are then the gradients that node passes on, in the order the dump records them.
 struct ReplayRequest {
-  std::string entry;                             // "Functional.gelu.2.forward"
+  std::string entry;                             // "Functional.gelu.2.forward" or ".backward"
   std::string api_type, api_name;                // run_ut's split: "Functional", "gelu"
   JsonValue npu_record, bench_record;            // the forward entries of both dumps
+  JsonValue npu_grad_record, bench_grad_record;  // the backward entries (null for a forward suspect)
   std::string npu_tensor_dir, bench_tensor_dir;  // their dump_tensor_data folders
+  bool backward() const { return !npu_grad_record.is_null(); }
 };
 // Receives the float64 outputs of the replay on the NPU inputs and on the bench inputs (tensor
-// outputs in order; the views are valid during the call).
+// outputs in order, or the gradients of a backward suspect; the views are valid during the call).
 using ReplayJudge =
     std::function<void(const std::vector<TensorView>& npu, const std::vector<TensorView>& bench)>;
 // Runs the framework (the caller's: Python, run_ut's replay machinery) and calls the judge;

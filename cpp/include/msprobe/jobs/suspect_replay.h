@@ -1,7 +1,8 @@
 // "The API or its inputs?" for the first suspects of a compare (not in 1.2.1): when both dumps
-// hold tensors, each forward API suspect (the first kMaxReplayedSuspects of them) is replayed in
-// float64 on each run's own dumped inputs through CompareJob::replay (run_ut's replay machinery)
-// and judged by compare/replay_verdict.h; the result goes into Suspect::replay, hence the
+// hold tensors, each API suspect (the first kMaxReplayedSuspects of them, forward or backward) is
+// replayed in float64 on each run's own dumped inputs through CompareJob::replay (run_ut's replay
+// machinery; a backward one from its forward arguments and the gradients its node received) and
+// judged by compare/replay_verdict.h; the result goes into Suspect::replay, hence the
 // divergence json and the report. A suspect that cannot be replayed gets the reason instead.
 #pragma once
 #include <cstddef>

@@ -69,15 +69,22 @@ def _check_mapping(spec):
 
 
 def _replay_suspect(*args):
-    """compare's float64 replay of a suspect API on each run's dumped inputs (run_ut's replay
-    machinery). torch is imported only when a compare of two tensor dumps has a suspect to replay."""
+    """compare's float64 replay of a suspect API of a PyTorch dump on each run's dumped inputs
+    (run_ut's replay machinery). torch is imported only when a compare of two tensor dumps has a
+    suspect to replay."""
     from msprobe.pytorch.run_ut.suspect_replay import replay_float64
     return replay_float64(*args)
 
 
+def _replay_ms_suspect(*args):
+    """The same for a MindSpore dump (MindSpore run_ut's machinery, PyTorch as the reference)."""
+    from msprobe.mindspore.run_ut.suspect_replay import replay_float64
+    return replay_float64(*args)
+
+
 def _replay_for(framework):
-    """The replay callable of a framework's compare (MindSpore has none yet)."""
-    return _replay_suspect if framework == "pytorch" else None
+    """The replay callable of a framework's compare."""
+    return _replay_suspect if framework == "pytorch" else _replay_ms_suspect
 
 
 def _rank_job(job):

@@ -5,8 +5,9 @@ each once and writes grad_summary_{step}.csv and, at L1/L2, step{step}/{param}.n
 the optimizer is a step, counted from 0.
 
 Host gradients are read where they are (asnumpy is a view of a CPU tensor; bfloat16 goes through
-DLPack). Gradients on an accelerator reach the host in one transfer per dtype: concatenated on the
-device, copied once (MSPROBE_FORCE_DEVICE_PATH=1 sends CPU gradients that way too, a testing aid).
+DLPack). Gradients on an accelerator reach the host through the dump's device path
+(MsDeviceRecorder.host_views): one transfer per dtype, concatenated on the device
+(MSPROBE_FORCE_DEVICE_PATH=1 sends CPU gradients that way too, a testing aid).
 
 Static graph mode (mindspore.GRAPH_MODE): cell hooks do not run, so the optimizer's own Python
 call is wrapped instead (its class is swapped for a subclass of the same name whose __call__
@@ -20,8 +21,8 @@ import shutil
 import mindspore as ms
 
 from msprobe import _core
-from msprobe.core import device_path, log
-from msprobe.mindspore.value_encoding import tensor_for_core
+from msprobe.core import log
+from msprobe.mindspore.device_stats import MsDeviceRecorder, on_accelerator
 
 
 def _rank():
@@ -30,28 +31,6 @@ def _rank():
         return int(get_rank())
     except Exception:  # noqa: BLE001  not distributed (1.2.1: rank 0)
         return 0
-
-
-def _host(grads):
-    """The gradients as objects the core reads: in one transfer per dtype off the host."""
-    if ms.get_context("device_target") == "CPU" and not device_path.forced():
-        return [tensor_for_core(g) for g in grads]
-    out = [None] * len(grads)
-    groups = {}
-    for i, g in enumerate(grads):
-        groups.setdefault(g.dtype, []).append(i)
-    for dtype, indices in groups.items():
-        if dtype == ms.bfloat16:   # NumPy has no bfloat16: one tensor at a time, through DLPack
-            for i in indices:
-                out[i] = tensor_for_core(grads[i])
-            continue
-        flat = ms.ops.cat([grads[i].reshape(-1) for i in indices]).asnumpy()
-        offset = 0
-        for i in indices:
-            n = grads[i].size
-            out[i] = flat[offset:offset + n].reshape(grads[i].shape)
-            offset += n
-    return out
 
 
 class GradientMonitor:
@@ -71,6 +50,7 @@ class GradientMonitor:
         if os.path.isdir(config.dump_path):
             log.warning("The output_path exists, the data will be covered.")   # 1.2.1's words
         self.writer = _core.GradStepWriter(config.grad_probe, config.dump_path, 0)
+        self.recorder = MsDeviceRecorder(copy_tensors=True, accelerator=on_accelerator())
 
     def monitor(self, opt):
         if hasattr(opt, "_parameters"):
@@ -148,5 +128,6 @@ class GradientMonitor:
                 continue
             names.append(name)
             grads.append(grad)
-        files = self.writer.write_step(step, names, _host(grads))
+        with self.recorder.host_views(grads) as host:
+            files = self.writer.write_step(step, names, host)
         log.info(f"write grad data to {files.csv_path}")

@@ -365,8 +365,16 @@ class FuzzRunner:
         """fuzz_stage backward: when the gradient of the call's output arrives, the API's
         vector-Jacobian product is computed on its inputs and on perturbed inputs, and the
         input gradients are compared (rows per input, output_index = the input's place among
-        those that need a gradient). Calls whose output is not one tensor are not checked."""
-        if not isinstance(out, torch.Tensor) or not out.requires_grad:
+        those that need a gradient). A call with several tensor outputs (split, topk, ...) is
+        checked when they come from one autograd node: its pre-hook receives all their gradients
+        at once (zeros for an output that got none), as 1.2.1's module backward hook does; other
+        outputs (a tuple made of several nodes' results) are not checked."""
+        several = isinstance(out, (tuple, list))
+        outs = [t for t in out if isinstance(t, torch.Tensor)] if several else [out]
+        if not outs or not isinstance(outs[0], torch.Tensor) or not any(t.requires_grad for t in outs):
+            return
+        node = next(t.grad_fn for t in outs if t.requires_grad)
+        if several and (node is None or any(t.requires_grad and t.grad_fn is not node for t in outs)):
             return
         inputs = [a.detach().clone().requires_grad_(True)
                   if isinstance(a, torch.Tensor) and a.requires_grad else a for a in args]
@@ -375,10 +383,12 @@ class FuzzRunner:
             return
         kwargs = dict(kwargs)
         state = self.state
+        # (output_nr or None, shape, dtype, device) of each tensor output, for the vjp's v
+        slots = [(t.output_nr if t.grad_fn is node else None, t.shape, t.dtype, t.device) for t in outs]
 
-        def on_grad(grad):
+        def check(grad):
             if state.failed or state.session is None:
-                return None
+                return
             was_busy = state.busy
             state.busy = True
             try:
@@ -387,8 +397,19 @@ class FuzzRunner:
                 state.on_error(e, name)
             finally:
                 state.busy = was_busy
+
+        def on_node_grads(grad_outputs):
+            grads = []
+            for nr, shape, dtype, device in slots:
+                g = grad_outputs[nr] if nr is not None and nr < len(grad_outputs) else None
+                grads.append(g if g is not None else torch.zeros(shape, dtype=dtype, device=device))
+            check(tuple(grads))
             return None
-        out.register_hook(on_grad)
+
+        if several:
+            node.register_prehook(on_node_grads)
+        else:
+            out.register_hook(lambda grad: check(grad))
 
     def _check_backward(self, name, original, inputs, need, kwargs, grad, rng):
         kwargs.pop("out", None)

@@ -3,10 +3,11 @@
 one call (msprobe._core.GradStepWriter), which reads each once and writes grad_summary_{step}.csv
 and, at L1/L2, step{step}/{param}.npy.
 
-Gradients in accelerator memory reach the host in one transfer per device and dtype: they are
-concatenated on the device and copied once, and the core reads views of that copy. CPU gradients
-are read where they are (zero copy). MSPROBE_FORCE_DEVICE_PATH=1 sends CPU gradients through the
-accelerator's way too (a testing aid, core/device_path.py)."""
+Gradients in accelerator memory reach the host through the dump's device path
+(TorchDeviceRecorder.host_views): one transfer per device and dtype into the recorder's reusable
+pinned buffers, and the core reads views of that copy. CPU gradients are read where they are
+(zero copy). MSPROBE_FORCE_DEVICE_PATH=1 sends CPU gradients through the accelerator's way too
+(a testing aid, core/device_path.py)."""
 import os
 
 import torch
@@ -14,8 +15,7 @@ from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from msprobe import _core
 from msprobe.core import device_path, log
-
-_VF = torch._C._VariableFunctions
+from msprobe.pytorch.device_stats import TorchDeviceRecorder
 
 
 def _rank():
@@ -27,29 +27,6 @@ def _rank():
 def _on_rank_0(msg):
     if _rank() == 0:
         log.info(msg)
-
-
-def to_host(grads):
-    """The tensors as host tensors: CPU ones as they are, the others through one concatenation
-    and one copy per (device, dtype)."""
-    forced = device_path.forced()
-    groups = {}
-    for i, g in enumerate(grads):
-        if g.device.type != "cpu" or forced:
-            groups.setdefault((g.device, g.dtype), []).append(i)
-    if not groups:
-        return grads
-    out = list(grads)
-    with torch.no_grad():
-        for indices in groups.values():
-            parts = [grads[i].detach().reshape(-1) for i in indices]
-            host = _VF.cat(parts).to("cpu")
-            offset = 0
-            for i in indices:
-                n = grads[i].numel()
-                out[i] = host[offset:offset + n].view(grads[i].shape)
-                offset += n
-    return out
 
 
 class GradientMonitor:
@@ -64,6 +41,7 @@ class GradientMonitor:
         self.writer = None
         self.handle = None
         self.failed = False
+        self.recorder = TorchDeviceRecorder(copy_tensors=True, forced=device_path.forced())
         log.info(f"target rank {list(config.rank)}")
         log.info(f"target step {list(config.step)}")
         if os.path.exists(config.dump_path):
@@ -120,5 +98,6 @@ class GradientMonitor:
                 continue
             names.append(name)
             grads.append(grad)
-        files = self.writer.write_step(self.step, names, to_host(grads))
+        with self.recorder.host_views(grads) as host:
+            files = self.writer.write_step(self.step, names, host)
         log.info(f"write grad data to {files.csv_path}")
