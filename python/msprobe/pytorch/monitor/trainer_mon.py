@@ -18,7 +18,7 @@ from torch.optim.optimizer import register_optimizer_step_post_hook, register_op
 
 from msprobe import _core
 from msprobe.core import device_path, log
-from msprobe.pytorch.grad_probe.grad_monitor import to_host
+from msprobe.pytorch.device_stats import TorchDeviceRecorder
 from msprobe.pytorch.monitor.anomaly_files import AnomalyFile
 from msprobe.pytorch.monitor.metric_outputs import metric_dicts, open_output
 from msprobe.pytorch.monitor.module_hooks import WeightGradHooks, XYHooks
@@ -59,6 +59,9 @@ class TrainerMon:
         self.anomaly_file = None
         self.rank = _rank()
         self.forced_device_path = device_path.forced()
+        # The dump's device path (grad_probe's too): host views of accelerator tensors, one
+        # transfer per device and dtype into reused host buffers.
+        self.recorder = TorchDeviceRecorder(copy_tensors=True, forced=self.forced_device_path)
         self.step = 0
         self.has_collect_times = 0
         self.micro_batch_number = 1
@@ -191,16 +194,17 @@ class TrainerMon:
         return param.grad
 
     def add(self, prefix, tags, tensors):
-        """Hands tensors (None: not a tensor) to the core; accelerator tensors reach the host in
-        one copy per device and dtype (grad_probe's way; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU
-        tensors that way too)."""
+        """Hands tensors (None: not a tensor) to the core; accelerator tensors reach the host
+        through the dump's device path (TorchDeviceRecorder.host_views: one transfer per device
+        and dtype; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU tensors that way too)."""
+        tensors = [t.detach() if t is not None else None for t in tensors]
         present = [t for t in tensors if t is not None]
         if present and (self.forced_device_path or not all(t.is_cpu for t in present)):
-            hosts = iter(to_host([t.detach() for t in present]))
-            tensors = [next(hosts) if t is not None else None for t in tensors]
+            with self.recorder.host_views(present) as host:
+                hosts = iter(host)
+                self.writer.add(prefix, tags, [next(hosts) if t is not None else None for t in tensors])
         else:
-            tensors = [t.detach() if t is not None else None for t in tensors]
-        self.writer.add(prefix, tags, tensors)
+            self.writer.add(prefix, tags, tensors)
 
     def _register_param_names(self):
         cfg = self.config
