@@ -254,3 +254,74 @@ def test_start_step_interval_and_collect_times(work):
     mon.monitor_gnorm_with_ad(model, optimizer=opt, start_iteration=1)
     train(model, opt, 10)   # steps 1..10: 2, 5 collected, then stopped (8 would be next)
     assert sorted(os.listdir(the_rank_dir(work / "out"))) == ["param_2-2.csv", "param_5-5.csv"]
+
+
+class FakeDistributedOptimizer(FakeFloat16Optimizer):
+    """Megatron's DistributedOptimizer stand-in: the same fp32 masters under the names that
+    optimizer uses (model_float16_groups / shard_fp32_from_float16_groups)."""
+
+    def __init__(self, model):
+        super().__init__(model)
+        self.model_float16_groups = self.float16_groups
+        self.shard_fp32_from_float16_groups = self.fp32_from_float16_groups
+
+
+class FakeZero3Optimizer:
+    """DeepSpeed ZeRO-3 stand-in: one parameter group whose Adam moments are flat tensors in
+    `state` (one entry per group), a parameter's moments being its slice."""
+
+    def __init__(self, model):
+        self.params = list(model.parameters())
+        self.fp16_partitioned_groups = [self.params]
+        n = sum(p.numel() for p in self.params)
+        self.flat = torch.zeros(n, requires_grad=True)
+        self.inner = torch.optim.Adam([self.flat], lr=0.0625)
+
+    @property
+    def state(self):
+        return self.inner.state
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+
+    def step(self):
+        with torch.no_grad():
+            self.flat.copy_(torch.cat([p.detach().reshape(-1) for p in self.params]))
+        self.flat.grad = torch.cat([p.grad.reshape(-1) for p in self.params])
+        self.inner.step()
+        with torch.no_grad():
+            offset = 0
+            for p in self.params:
+                p.copy_(self.flat[offset:offset + p.numel()].view_as(p))
+                offset += p.numel()
+
+
+@pytest.mark.parametrize("opt_ty, fake_class", [("Megatron_DistributedOptimizer", FakeDistributedOptimizer),
+                                                ("DeepSpeedZeroOptimizer_Stage3", FakeZero3Optimizer)])
+def test_megatron_distributed_and_zero3_moments(work, opt_ty, fake_class):
+    model = Net()
+    fake = fake_class(model)
+    mon = TrainerMon(write_config(work / "c.json", {"mv_distribution": True, "ops": ["max", "norm"],
+                                                   "format": "csv"}), params_have_main_grad=False, opt_ty=opt_ty)
+    TrainerMon.set_wrapped_optimizer(fake)
+    try:
+        mon.monitor_gnorm_with_ad(model, optimizer=fake)
+        train(model, fake, 1)
+        # The moments step 1's pre-step hook sees: each parameter's own (master copy, or slice).
+        if opt_ty.startswith("Megatron"):
+            moments = [fake.state[m]["exp_avg"] for m in fake.fp32_from_float16_groups[0]]
+        else:
+            flat, offset, moments = fake.state[fake.flat]["exp_avg"], 0, []
+            for p in fake.params:
+                moments.append(flat[offset:offset + p.numel()])
+                offset += p.numel()
+        norms = [torch.linalg.vector_norm(m.double()).item() for m in moments]
+        train(model, fake, 1)
+    finally:
+        TrainerMon.set_wrapped_optimizer(None)
+    rows = read_csv(os.path.join(the_rank_dir(work / "out"), "exp_avg_1-1.csv"))
+    names = [n for n, _ in model.named_parameters()]
+    assert [r[1] for r in rows[1:]] == names
+    for row, norm in zip(rows[1:], norms):
+        assert float(row[4]) == pytest.approx(norm, abs=1e-6)

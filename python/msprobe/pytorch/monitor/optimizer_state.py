@@ -11,7 +11,8 @@ MEGATRON_MIX_PRECISION = ("Megatron_Float16OptimizerWithFloat16Params",
                           "Megatron_ChainedFloat16OptimizerWithFloat16Params")
 MEGATRON_DISTRIBUTED = ("Megatron_DistributedOptimizer", "Megatron_ChainedDistributedOptimizer")
 PLAIN = (None, "", "unknown", "Megatron_FP32Optimizer", "DeepSpeedZeroOptimizer_Stage0")
-DEEPSPEED_PARTITIONED = ("DeepSpeedZeroOptimizer_Stage1_or_2", "DeepSpeedZeroOptimizer_Stage3")
+DEEPSPEED_STAGE3 = "DeepSpeedZeroOptimizer_Stage3"
+DEEPSPEED_PARTITIONED = ("DeepSpeedZeroOptimizer_Stage1_or_2", DEEPSPEED_STAGE3)
 OPT_TYPES = PLAIN[2:] + MEGATRON_MIX_PRECISION + MEGATRON_DISTRIBUTED + DEEPSPEED_PARTITIONED
 
 
@@ -56,8 +57,38 @@ class OptimizerState:
             return state
         return optimizer.state
 
+    def _stage3_moments(self, params, names):
+        """DeepSpeed ZeRO-3: the moments of a parameter group are flat tensors in the wrapped
+        optimizer's state (one entry per group, in fp16_partitioned_groups' order); a parameter's
+        are its slice, at its offset within its group. 1.2.1 carries the offset over from one group
+        to the next (a wrong slice from the second group on); here it restarts per group."""
+        wrapped = OptimizerState.wrapped_optimizer
+        if wrapped is None:
+            raise ValueError("opt_ty DeepSpeedZeroOptimizer_Stage3 needs TrainerMon.set_wrapped_optimizer(optimizer)")
+        place = {}
+        for g, group in enumerate(wrapped.fp16_partitioned_groups):
+            offset = 0
+            for p in group:
+                place[p] = (g, offset, offset + p.numel())
+                offset += p.numel()
+        states = list(wrapped.state.values())
+        out_names, m, v = [], [], []
+        for param, name in zip(params, names):
+            if param not in place or place[param][0] >= len(states):
+                continue
+            g, start, end = place[param]
+            exp_avg, exp_avg_sq = states[g].get("exp_avg"), states[g].get("exp_avg_sq")
+            if exp_avg is None or exp_avg_sq is None:
+                continue
+            out_names.append(name)
+            m.append(exp_avg[start:end])
+            v.append(exp_avg_sq[start:end])
+        return out_names, m, v
+
     def moments(self, optimizer, params, names):
         """(names, exp_avg tensors, exp_avg_sq tensors) of the parameters that have both."""
+        if self.opt_ty == DEEPSPEED_STAGE3:
+            return self._stage3_moments(params, names)
         if self.opt_ty in MEGATRON_MIX_PRECISION + MEGATRON_DISTRIBUTED:
             self._map_master_params()
         state = self._state_of(optimizer)
