@@ -63,7 +63,7 @@ def rows(work, rank, name):
     return {r[1]: r[3:] for r in read_csv(path)[1:]} if os.path.exists(path) else {}
 
 
-@pytest.mark.parametrize("mode, port", [("dp", 29541), ("tp", 29542)])
+@pytest.mark.parametrize("mode, port", [("dp", 29571), ("tp", 29572)])
 def test_two_ranks(tmp_path, mode, port):
     on = run_ranks(str(tmp_path / "on"), mode, port)
     off = run_ranks(str(tmp_path / "off"), "off", port + 10)
