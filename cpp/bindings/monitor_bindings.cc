@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "msprobe/monitor/anomaly_file.h"
+#include "msprobe/monitor/module_struct.h"
 #include "msprobe/monitor/monitor_config.h"
 #include "msprobe/monitor/monitor_csv_series.h"
 #include "msprobe/monitor/monitor_writer.h"
@@ -149,6 +150,13 @@ void bind_monitor(nb::module_& m) {
         return read_monitor_csv_series(dir, data_type);
       },
       "rank_dir"_a, "data_type"_a, "Every {data_type}_{a}-{b}.csv of rank_dir as series along steps.");
+  m.def(
+      "write_module_struct",
+      [](const std::string& path, const std::vector<std::pair<std::string, ModuleStruct>>& modules) {
+        write_module_struct(path, modules);
+      },
+      "path"_a, "modules"_a,
+      "Writes print_struct's module_struct.json: [(module, [(part, [(key, text)])])].");
   m.def("load_monitor_config", &load_monitor_config, "path"_a,
         "Reads and checks a monitor config.json; ConfigError names the field.");
   m.def(

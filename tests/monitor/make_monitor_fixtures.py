@@ -12,7 +12,8 @@ PyTorch) with its config in a fresh temporary folder, MONITOR_OUTPUT_DIR=out, an
                               tensorboard's EventAccumulator.
 and csv2tb.json: 1.2.1's csv2tensorboard_by_step of all/rank0 (in a folder named
 "Dec03_21-34-40-rank0-00000000"), {data_type: {tag: [[step, value], ...]}} read back the same way.
---only csv2tb makes that file alone."""
+--only csv2tb makes that file alone; and print_struct/module_struct.json: 1.2.1's print_struct
+file of the same model (1.2.1 then stops the run with an exception), --only print_struct."""
 import argparse
 import glob
 import json
@@ -72,11 +73,26 @@ def csv2tb_golden(python, fixtures, out_path):
         json.dump(json.loads(r.stdout.splitlines()[-1]), f, indent=1)
 
 
+PRINT_STRUCT = {"print_struct": True, "xy_distribution": True, "format": "csv"}
+
+
+def struct_golden(python, dst):
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    with tempfile.TemporaryDirectory() as work:
+        with open(os.path.join(work, "config.json"), "w") as f:
+            json.dump(PRINT_STRUCT, f)
+        # 1.2.1 raises "exit after first monitor step when print model struct": not checked.
+        subprocess.run([python, NET, "--config", "config.json", "--as-121"], cwd=work, capture_output=True,
+                       env=dict(os.environ, MONITOR_OUTPUT_DIR="out"))
+        shutil.copy(os.path.join(work, "out", "module_struct.json"), dst)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
     ap.add_argument("--out", default=FIXTURES)
-    ap.add_argument("--only", choices=["csv2tb"])
+    ap.add_argument("--only", choices=["csv2tb", "print_struct"])
     args = ap.parse_args()
     python = os.path.abspath(args.python)
     for case, (config, net_args) in CASES.items():
@@ -107,7 +123,10 @@ def main():
                 subprocess.run([python, "-m", "msprobe.pytorch.monitor.anomaly_analyse", "-d", anomalies, "-k", "5"],
                                cwd=work, capture_output=True, text=True, check=True)
                 shutil.copy(os.path.join(anomalies, "anomaly_analyse.json"), dst)
-    csv2tb_golden(python, args.out, os.path.join(args.out, "csv2tb.json"))
+    if args.only in (None, "csv2tb"):
+        csv2tb_golden(python, args.out, os.path.join(args.out, "csv2tb.json"))
+    if args.only in (None, "print_struct"):
+        struct_golden(python, os.path.join(args.out, "print_struct"))
 
 
 if __name__ == "__main__":

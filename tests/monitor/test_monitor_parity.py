@@ -124,3 +124,15 @@ def test_csv2tensorboard_by_step_as_original(tmp_path):
                                                           else [0, 1, 2, 3])
     with pytest.raises(ValueError, match="data type"):
         csv2tensorboard_by_step(str(tmp_path / "runs"), data_type_list=["weights"])
+
+
+def test_print_struct_as_original_and_training_goes_on(tmp_path):
+    """module_struct.json as 1.2.1 writes it; 1.2.1 then stops training with an exception, ours
+    stops monitoring and the run finishes with unchanged losses."""
+    from make_monitor_fixtures import PRINT_STRUCT
+    run = run_net(tmp_path / "on", PRINT_STRUCT, "--steps", "3")
+    plain = run_net(tmp_path / "off", PRINT_STRUCT, "--steps", "3", "--no-monitor")
+    assert losses(run.stdout) == losses(plain.stdout) and len(losses(run.stdout)) == 3
+    with open(tmp_path / "on" / "out" / "module_struct.json") as f:
+        assert f.read() == golden("print_struct", "module_struct.json")
+    assert "print_struct is done" in run.stderr

@@ -1661,6 +1661,11 @@ def monitor_data_types() -> list[str]:
 def read_monitor_csv_series(rank_dir: str, data_type: str) -> MonitorCsvSeries:
     """Every {data_type}_{a}-{b}.csv of rank_dir as series along steps."""
 
+def write_module_struct(path: str, modules: Sequence[tuple[str, Sequence[tuple[str, Sequence[tuple[str, str]]]]]]) -> None:
+    """
+    Writes print_struct's module_struct.json: [(module, [(part, [(key, text)])])].
+    """
+
 def load_monitor_config(path: str) -> MonitorConfig:
     """Reads and checks a monitor config.json; ConfigError names the field."""
 

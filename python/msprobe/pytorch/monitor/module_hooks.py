@@ -34,6 +34,17 @@ def pick(value, spec, module, what):
     return value if isinstance(value, torch.Tensor) else None
 
 
+def param_struct(value):
+    """1.2.1's description of a hook argument (print_struct): [(key, text)]."""
+    if isinstance(value, (tuple, list)):
+        return [("config", f"{type(value).__name__}[{len(value)}]")] + [
+            (str(i), f"size={tuple(x.shape)}, dtype={x.dtype}" if isinstance(x, torch.Tensor) else f"{type(x)}")
+            for i, x in enumerate(value)]
+    if isinstance(value, torch.Tensor):
+        return [("config", "tensor"), ("tensor", f"size={tuple(value.shape)}, dtype={value.dtype}")]
+    return [("config", f"{type(value)}")]
+
+
 class ModuleContext:
     __slots__ = ("name", "micro_step", "specs")
 
@@ -66,7 +77,7 @@ class XYHooks:
             prefix = f"{stage}{VPP_SEP}"
             for module_name, module in chunk.named_modules():
                 squashed = prefix + squash_param_name(module_name, cfg.squash_name)
-                if cfg.all_xy:
+                if cfg.all_xy or cfg.print_struct:
                     name = squashed
                 elif squashed in staged:
                     name = squashed
@@ -105,7 +116,11 @@ class XYHooks:
         record = self._recorder(ctx, "actv", "input", "output")
 
         def hook(module, inputs, output):
-            if mon.collecting and module.training and _current_graph_task() < 0:
+            if not module.training or _current_graph_task() >= 0:
+                return
+            if mon.struct_pending:
+                mon.note_struct(ctx.name, (("input", inputs), ("output", output)))
+            elif mon.collecting:
                 record(inputs, output)
         return hook
 
@@ -114,7 +129,9 @@ class XYHooks:
         record = self._recorder(ctx, "actv_grad", "input_grad", "output_grad")
 
         def hook(module, grad_input, grad_output):
-            if mon.collecting:
+            if mon.struct_pending:
+                mon.note_struct(ctx.name, (("input_grad", grad_input), ("output_grad", grad_output)))
+            elif mon.collecting:
                 record(grad_input, grad_output)
         return hook
 

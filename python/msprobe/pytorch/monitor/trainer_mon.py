@@ -21,7 +21,7 @@ from msprobe.core import device_path, log
 from msprobe.pytorch.device_stats import TorchDeviceRecorder
 from msprobe.pytorch.monitor.anomaly_files import AnomalyFile
 from msprobe.pytorch.monitor.metric_outputs import metric_dicts, open_output
-from msprobe.pytorch.monitor.module_hooks import WeightGradHooks, XYHooks
+from msprobe.pytorch.monitor.module_hooks import WeightGradHooks, XYHooks, param_struct
 from msprobe.pytorch.monitor.module_names import VPP_SEP, squash_param_name, tag
 from msprobe.pytorch.monitor.optimizer_state import OptimizerState
 
@@ -71,6 +71,8 @@ class TrainerMon:
         self.xy_hooks, self.wg_hooks = XYHooks(self), WeightGradHooks(self)
         self.optimizer = None
         self.step_handles, self.final_handles = [], []
+        self.module_struct = {}     # print_struct: module -> {part: [(key, text)]}
+        self.struct_pending = False
         self.config_timestamp = 0
         self.unique_id = str(uuid.uuid4())[:8]
         self.output_base_dir = output_base_dir()
@@ -165,7 +167,7 @@ class TrainerMon:
     def _set_config(self):
         cfg = self.config
         self.has_collect_times = 0
-        if self.opt_ty is None and cfg.ur_distribution:
+        if cfg.ur_distribution:
             log.warning("monitor: ur_distribution (tensorboard heat maps) is not supported; it is left off")
         if not self._rank_monitored():
             self.writer = None
@@ -237,13 +239,17 @@ class TrainerMon:
             self._hook_optimizer(optimizer)
             if self.config.wg_distribution:
                 self.wg_hooks.install(self.params, self.names)
-            if self.config.xy_distribution:
+            self.struct_pending = self.config.print_struct
+            if self.config.xy_distribution or self.config.print_struct:
                 self.xy_hooks.install(self.model)
         self.monitoring = True
         self._update_collecting()
 
     def _hook_optimizer(self, optimizer):
         def pre(opt, args, kwargs):
+            if self.struct_pending and self.module_struct:
+                with self.guard():
+                    self._save_module_struct()
             if self.collecting:
                 with self.guard():
                     self._collect_optimizer_step(opt)
@@ -278,6 +284,26 @@ class TrainerMon:
 
         optimizer.step = step
         return [_InstanceStepPatch(optimizer, inner)]
+
+    def note_struct(self, name, parts):
+        """print_struct: the structure of a module's hook arguments, from its first call."""
+        mine = self.module_struct.setdefault(name, {})
+        for part, value in parts:
+            if part not in mine:
+                mine[part] = param_struct(value)
+
+    def _save_module_struct(self):
+        """print_struct: module_struct.json in MONITOR_OUTPUT_DIR after the first step, then the
+        monitor stops. 1.2.1 stops training there with an exception; training goes on here."""
+        self.struct_pending = False
+        ranks = list(self.config.module_ranks)
+        if not _distributed() or self.rank == (min(ranks) if ranks else 0):
+            path = os.path.realpath(os.path.join(self.output_base_dir, "module_struct.json"))
+            os.makedirs(self.output_base_dir, mode=0o750, exist_ok=True)
+            _core.write_module_struct(path, [(m, list(parts.items())) for m, parts in self.module_struct.items()])
+            log.info(f"> save module struct to {path}")
+        log.warning("monitor: print_struct is done (module_struct.json); the monitor stops and training goes on")
+        self._remove_all_hooks()
 
     def _collect_wgrads(self):
         names, grads = [], []
