@@ -128,6 +128,27 @@ def run_step_process(cmd, env, tag, out, work, cwd, args, pkg, check_package):
     return r
 
 
+def paired_groups(results):
+    """{(pkg, key): {"on", "off", "on_cpu", "off_cpu"}}: the probe-on and probe-off step times of
+    the paired step processes (grad_step.py, monitor_step.py), pooled per package and mode."""
+    groups = {}
+    for r in results:
+        g = groups.setdefault((r["pkg"], r["key"]), {"on": [], "off": [], "on_cpu": [], "off_cpu": []})
+        g["on"] += r["step_times_s"]
+        g["off"] += r["off_times_s"]
+        g["on_cpu"] += r["step_cpu_s"]
+        g["off_cpu"] += r["off_cpu_s"]
+    return groups
+
+
+def paired_ratio(groups, pkg, key, kind=""):
+    """Median probe-on step / median probe-off step (kind "_cpu": CPU time), or None."""
+    g = groups.get((pkg, key))
+    if not g or not g["on" + kind] or not g["off" + kind]:
+        return None
+    return statistics.median(g["on" + kind]) / statistics.median(g["off" + kind])
+
+
 def interleaved(keys, pkgs, reps):
     """(rep, pkg, key) in the order the processes run: the key order rotates per repetition and
     the package order alternates per key, so that slow drifts in load hit both packages alike."""

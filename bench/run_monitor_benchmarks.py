@@ -49,7 +49,7 @@ def main():
     keys = args.modes.split(",")
     # Absolute: the step processes run in bench/.
     pythons = {"ours": os.path.abspath(args.ours_python), "original": os.path.abspath(args.orig_python)}
-    groups = {}
+    results = []
     for rep, pkg, key in rb.interleaved(keys, ["ours", "original"], args.reps):
         tag = f"{pkg}-{key}-{rep}"
         out = os.path.join(args.results_dir, tag + ".json")
@@ -59,19 +59,13 @@ def main():
                "--dump-dir", work, "--out", out]
         rb.log(tag)
         r = rb.run_step_process(cmd, rb.clean_env(), tag, out, work, HERE, args, pkg, True)
-        if r is None:
-            continue
-        g = groups.setdefault((pkg, key), {"on": [], "off": [], "on_cpu": [], "off_cpu": []})
-        g["on"] += r["step_times_s"]
-        g["off"] += r["off_times_s"]
-        g["on_cpu"] += r["step_cpu_s"]
-        g["off_cpu"] += r["off_cpu_s"]
+        if r is not None:
+            r.update(pkg=pkg, key=key)
+            results.append(r)
+    groups = rb.paired_groups(results)
 
     def ratio(pkg, key, kind=""):
-        g = groups.get((pkg, key))
-        if not g or not g["on" + kind] or not g["off" + kind]:
-            return None
-        return statistics.median(g["on" + kind]) / statistics.median(g["off" + kind])
+        return rb.paired_ratio(groups, pkg, key, kind)
 
     def shares(key, kind=""):
         ro, rg = ratio("ours", key, kind), ratio("original", key, kind)
