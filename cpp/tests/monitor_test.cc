@@ -53,6 +53,15 @@ TEST(MonitorStats, AsTorchComputesThem) {
   s = monitor_stats(view_of(n, DType::kFloat64), 1e-8);
   EXPECT_TRUE(std::isnan(s.max) && std::isnan(s.min) && std::isnan(s.mean));
   EXPECT_EQ(s.nans, 1);
+  // Without the counts (ops without zeros and nans) a NaN still makes min and max NaN; an inf
+  // alone does not.
+  s = monitor_stats(view_of(n, DType::kFloat64), 1e-8, /*counts=*/false);
+  EXPECT_TRUE(std::isnan(s.max) && std::isnan(s.min));
+  std::vector<float> inf{1.0f, INFINITY, -INFINITY};
+  s = monitor_stats(view_of(inf, DType::kFloat32), 1e-8, /*counts=*/false);
+  EXPECT_EQ(s.max, INFINITY);
+  EXPECT_EQ(s.min, -INFINITY);
+  EXPECT_TRUE(std::isnan(s.mean));
   // Strided view: every other element.
   std::vector<float> w{1, 100, 2, 100, 3, 100};
   s = monitor_stats(view_of(w, DType::kFloat32, {3}, {2}), 1e-8);

@@ -21,7 +21,9 @@ constexpr int kLanes = 16;
 
 // Per-lane accumulators (independent chains, so the block loop vectorises). T is float for
 // float32 / float16 / bfloat16 (exact), double otherwise; sums are in double.
-template <typename T>
+// kCounts: also count NaNs and |x| < eps (ops nans, zeros); without them a NaN is still seen, in
+// the sum of squares (a square is never negative: only a NaN makes the sum NaN).
+template <typename T, bool kCounts>
 struct Pass {
   T mx[kLanes], mn[kLanes];
   double s[kLanes] = {}, q[kLanes] = {};
@@ -43,8 +45,10 @@ struct Pass {
         mn[k] = v < mn[k] ? v : mn[k];
         s[k] += (double)v;
         q[k] += (double)v * (double)v;
-        cn[k] += (int32_t)(v != v);
-        cz[k] += (int32_t)((v < 0 ? -v : v) < eps);
+        if (kCounts) {
+          cn[k] += (int32_t)(v != v);
+          cz[k] += (int32_t)((v < 0 ? -v : v) < eps);
+        }
       }
     }
     for (int64_t i = full; i < n; ++i) {
@@ -53,8 +57,10 @@ struct Pass {
       mn[0] = v < mn[0] ? v : mn[0];
       s[0] += (double)v;
       q[0] += (double)v * (double)v;
-      cn[0] += (int32_t)(v != v);
-      cz[0] += (int32_t)((v < 0 ? -v : v) < eps);
+      if (kCounts) {
+        cn[0] += (int32_t)(v != v);
+        cz[0] += (int32_t)((v < 0 ? -v : v) < eps);
+      }
     }
     for (int k = 0; k < kLanes; ++k) {
       nan += cn[k];
@@ -74,12 +80,12 @@ double eps_in(DType t, double eps) {
   }
 }
 
-template <typename T>
+template <typename T, bool kCounts>
 MonitorStats run(const TensorView& t, double eps) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   MonitorStats out;
   const int64_t n = t.numel();
-  Pass<T> p((T)eps_in(t.dtype, eps));
+  Pass<T, kCounts> p((T)eps_in(t.dtype, eps));
   std::vector<T> buf(kBlock);
   const size_t es = dtype_size(t.dtype);
   t.for_each_run([&](const void* ptr, int64_t count) {
@@ -102,7 +108,7 @@ MonitorStats run(const TensorView& t, double eps) {
     s += p.s[k];
     q += p.q[k];
   }
-  const bool any_nan = p.nan > 0;
+  const bool any_nan = kCounts ? p.nan > 0 : std::isnan(q);
   out.max = any_nan ? nan : (double)mx;
   out.min = any_nan ? nan : (double)mn;
   out.mean = s / (double)n;
@@ -141,7 +147,7 @@ double MonitorStats::get(MonitorOp op) const {
   return std::nan("");
 }
 
-MonitorStats monitor_stats(const TensorView& t, double eps) {
+MonitorStats monitor_stats(const TensorView& t, double eps, bool counts) {
   if (t.numel() == 0) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     MonitorStats out;
@@ -151,8 +157,8 @@ MonitorStats monitor_stats(const TensorView& t, double eps) {
   switch (t.dtype) {
     case DType::kFloat32:
     case DType::kFloat16:
-    case DType::kBFloat16: return run<float>(t, eps);
-    default: return run<double>(t, eps);
+    case DType::kBFloat16: return counts ? run<float, true>(t, eps) : run<float, false>(t, eps);
+    default: return counts ? run<double, true>(t, eps) : run<double, false>(t, eps);
   }
 }
 

@@ -77,7 +77,10 @@ std::string monitor_csv_number(double value, int64_t ndigits) {
 }
 
 MonitorWriter::MonitorWriter(MonitorWriterOptions options) : o_(std::move(options)) {
-  for (const std::string& op : o_.ops) ops_.push_back(monitor_op_from_name(op));
+  for (const std::string& op : o_.ops) {
+    ops_.push_back(monitor_op_from_name(op));
+    counts_ = counts_ || ops_.back() == MonitorOp::kZeros || ops_.back() == MonitorOp::kNans;
+  }
   MSPROBE_CHECK(o_.step_count_per_record >= 1, InvalidInput, "step_count_per_record must be at least 1");
 }
 
@@ -88,7 +91,7 @@ void MonitorWriter::add(const std::string& prefix, const std::vector<std::string
   for (size_t i = 0; i < tags.size(); ++i) {
     values[i].assign(ops_.size(), std::nan(""));
     if (!tensors[i]) continue;
-    const MonitorStats s = monitor_stats(*tensors[i], o_.eps);
+    const MonitorStats s = monitor_stats(*tensors[i], o_.eps, counts_);
     for (size_t j = 0; j < ops_.size(); ++j) values[i][j] = s.get(ops_[j]);
   }
   std::lock_guard<std::mutex> lock(mu_);

@@ -26,8 +26,9 @@ struct MonitorStats {
   double get(MonitorOp op) const;
 };
 
-// One pass over `t` (any dtype, any strides).
-MonitorStats monitor_stats(const TensorView& t, double eps);
+// One pass over `t` (any dtype, any strides). counts false: zeros and nans are not counted (left
+// 0; a cheaper pass when the ops do not ask for them).
+MonitorStats monitor_stats(const TensorView& t, double eps, bool counts = true);
 
 }  // namespace monitor
 }  // namespace msprobe

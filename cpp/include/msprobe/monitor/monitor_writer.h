@@ -96,6 +96,7 @@ class MonitorWriter {
 
   MonitorWriterOptions o_;
   std::vector<MonitorOp> ops_;
+  bool counts_ = false;  // zeros or nans asked for
   std::mutex mu_;
   std::map<std::string, Pending> pending_;
   std::map<std::pair<std::string, std::string>, Running> running_;  // (tag, op)
