@@ -4,6 +4,7 @@
 #include "msprobe/monitor/monitor_stats.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -35,33 +36,46 @@ struct Pass {
       mn[k] = std::numeric_limits<T>::infinity();
     }
   }
-  void block(const T* x, int64_t n) {
+  // The lanes are copied into locals for the loop: members could alias `x`, which would keep
+  // them in memory (a load and a store per element).
+  void block(const T* __restrict x, int64_t n) {
+    T lmx[kLanes], lmn[kLanes];
+    double ls[kLanes], lq[kLanes];
     int32_t cn[kLanes] = {}, cz[kLanes] = {};
+    const T e = eps;
+    std::memcpy(lmx, mx, sizeof(lmx));
+    std::memcpy(lmn, mn, sizeof(lmn));
+    std::memcpy(ls, s, sizeof(ls));
+    std::memcpy(lq, q, sizeof(lq));
     const int64_t full = n - n % kLanes;
     for (int64_t i = 0; i < full; i += kLanes) {
       for (int k = 0; k < kLanes; ++k) {
         const T v = x[i + k];
-        mx[k] = v > mx[k] ? v : mx[k];
-        mn[k] = v < mn[k] ? v : mn[k];
-        s[k] += (double)v;
-        q[k] += (double)v * (double)v;
+        lmx[k] = v > lmx[k] ? v : lmx[k];
+        lmn[k] = v < lmn[k] ? v : lmn[k];
+        ls[k] += (double)v;
+        lq[k] += (double)v * (double)v;
         if (kCounts) {
           cn[k] += (int32_t)(v != v);
-          cz[k] += (int32_t)((v < 0 ? -v : v) < eps);
+          cz[k] += (int32_t)((v < 0 ? -v : v) < e);
         }
       }
     }
     for (int64_t i = full; i < n; ++i) {
       const T v = x[i];
-      mx[0] = v > mx[0] ? v : mx[0];
-      mn[0] = v < mn[0] ? v : mn[0];
-      s[0] += (double)v;
-      q[0] += (double)v * (double)v;
+      lmx[0] = v > lmx[0] ? v : lmx[0];
+      lmn[0] = v < lmn[0] ? v : lmn[0];
+      ls[0] += (double)v;
+      lq[0] += (double)v * (double)v;
       if (kCounts) {
         cn[0] += (int32_t)(v != v);
-        cz[0] += (int32_t)((v < 0 ? -v : v) < eps);
+        cz[0] += (int32_t)((v < 0 ? -v : v) < e);
       }
     }
+    std::memcpy(mx, lmx, sizeof(lmx));
+    std::memcpy(mn, lmn, sizeof(lmn));
+    std::memcpy(s, ls, sizeof(ls));
+    std::memcpy(q, lq, sizeof(lq));
     for (int k = 0; k < kLanes; ++k) {
       nan += cn[k];
       zeros += cz[k];
