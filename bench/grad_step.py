@@ -74,12 +74,7 @@ def main():
 
     step_times, step_cpu, losses = step_script.timed_steps(batches, step, lambda loss: float(loss.detach()))
     if args.paired and debugger is not None:
-        on = [i for i in range(len(step_times)) if i >= args.warmup and i % 2 == 0]
-        off = [i for i in range(len(step_times)) if i >= args.warmup and i % 2 == 1]
-        extra = {"off_times_s": [step_times[i] for i in off], "off_cpu_s": [step_cpu[i] for i in off]}
-        step_times = step_times[:args.warmup] + [step_times[i] for i in on]
-        step_cpu = step_cpu[:args.warmup] + [step_cpu[i] for i in on]
-        args.steps = len(on)
+        step_times, step_cpu, extra = step_script.split_paired(args, step_times, step_cpu)
     step_script.step_result(args, package, msprobe_dir, step_times, step_cpu, losses, setup_s,
                             torch=torch.__version__, threads=torch.get_num_threads(),
                             params=sum(p.numel() for p in model.parameters()),

@@ -49,7 +49,8 @@ BANDWIDTH_TARGET = 0.50    # compute_stats >= 50% of single-core memcpy bandwidt
 # (link label, bench/<stem>.json): runs of their own whose "targets" rows join BENCHMARKS.md.
 SIDE_RUNS = [("overflow run", "RESULTS_overflow"), ("report run", "RESULTS_report"),
              ("compare run", "RESULTS_compare"), ("grad_probe run", "RESULTS_grad"),
-             ("free_benchmark run", "RESULTS_free_benchmark"), ("MindSpore run_ut run", "RESULTS_ms_run_ut")]
+             ("free_benchmark run", "RESULTS_free_benchmark"), ("MindSpore run_ut run", "RESULTS_ms_run_ut"),
+             ("monitor run", "RESULTS_monitor")]
 
 
 def shown_path(path):
@@ -125,6 +126,27 @@ def run_step_process(cmd, env, tag, out, work, cwd, args, pkg, check_package):
                  f"from {r['msprobe_dir']}")
     r.update(wall_s=wall, dump_bytes=dump_bytes)
     return r
+
+
+def paired_groups(results):
+    """{(pkg, key): {"on", "off", "on_cpu", "off_cpu"}}: the probe-on and probe-off step times of
+    the paired step processes (grad_step.py, monitor_step.py), pooled per package and mode."""
+    groups = {}
+    for r in results:
+        g = groups.setdefault((r["pkg"], r["key"]), {"on": [], "off": [], "on_cpu": [], "off_cpu": []})
+        g["on"] += r["step_times_s"]
+        g["off"] += r["off_times_s"]
+        g["on_cpu"] += r["step_cpu_s"]
+        g["off_cpu"] += r["off_cpu_s"]
+    return groups
+
+
+def paired_ratio(groups, pkg, key, kind=""):
+    """Median probe-on step / median probe-off step (kind "_cpu": CPU time), or None."""
+    g = groups.get((pkg, key))
+    if not g or not g["on" + kind] or not g["off" + kind]:
+        return None
+    return statistics.median(g["on" + kind]) / statistics.median(g["off" + kind])
 
 
 def interleaved(keys, pkgs, reps):
@@ -404,7 +426,9 @@ def write_report(path, args, groups, micro, meta, wrapper_costs):
       "The grad_probe benchmark: [bench/RESULTS_grad.md](bench/RESULTS_grad.md) "
       "(`bench/run_grad_benchmarks.py`; its rows are copied into the table below too). "
       "The free_benchmark benchmark: [bench/RESULTS_free_benchmark.md](bench/RESULTS_free_benchmark.md) "
-      "(`bench/run_free_benchmark_bench.py`; its target rows are copied into the table below).")
+      "(`bench/run_free_benchmark_bench.py`; its target rows are copied into the table below). "
+      "The training monitor benchmark: [bench/RESULTS_monitor.md](bench/RESULTS_monitor.md) "
+      "(`bench/run_monitor_benchmarks.py`; its target rows are copied into the table below).")
     w("")
     w(f"- Date: {meta['date']} (wall time {meta['wall_min']:.0f} min). Command: "
       f"`{meta['argv']}`; reproduce with `python bench/run_benchmarks.py`.")

@@ -63,19 +63,10 @@ def main():
         if r is not None:
             r.update(pkg=pkg, key=key)
             results.append(r)
-    groups = {}
-    for r in results:
-        g = groups.setdefault((r["pkg"], r["key"]), {"on": [], "off": [], "on_cpu": [], "off_cpu": []})
-        g["on"] += r["step_times_s"]
-        g["off"] += r["off_times_s"]
-        g["on_cpu"] += r["step_cpu_s"]
-        g["off_cpu"] += r["off_cpu_s"]
+    groups = rb.paired_groups(results)
 
     def ratio(pkg, key, kind=""):
-        g = groups.get((pkg, key))
-        if not g or not g["on" + kind] or not g["off" + kind]:
-            return None
-        return statistics.median(g["on" + kind]) / statistics.median(g["off" + kind])
+        return rb.paired_ratio(groups, pkg, key, kind)
 
     targets, lines = [], []
     for key in keys:

@@ -95,3 +95,14 @@ def step_result(args, package, msprobe_dir, step_times, step_cpu, losses, setup_
     result.update(extra)
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
+
+
+def split_paired(args, step_times, step_cpu):
+    """Probe on in even steps, off in odd ones (after the warmup): (on wall times with the warmup's
+    first, on CPU times likewise, {"off_times_s", "off_cpu_s"}); args.steps becomes the on count."""
+    on = [i for i in range(len(step_times)) if i >= args.warmup and i % 2 == 0]
+    off = [i for i in range(len(step_times)) if i >= args.warmup and i % 2 == 1]
+    extra = {"off_times_s": [step_times[i] for i in off], "off_cpu_s": [step_cpu[i] for i in off]}
+    args.steps = len(on)
+    return (step_times[:args.warmup] + [step_times[i] for i in on],
+            step_cpu[:args.warmup] + [step_cpu[i] for i in on], extra)

@@ -22,6 +22,7 @@ void bind_device(nb::module_& m);
 void bind_freebench(nb::module_& m);
 void bind_opgen(nb::module_& m);
 void bind_grad(nb::module_& m);
+void bind_monitor(nb::module_& m);
 
 NB_MODULE(_core, m) {
   m.doc() = "msprobe C++ core";
@@ -47,4 +48,5 @@ NB_MODULE(_core, m) {
   bind_freebench(m);  // after bind_config: takes a DumpConfig
   bind_opgen(m);
   bind_grad(m);  // after bind_config: takes its GradProbeConfig
+  bind_monitor(m);
 }

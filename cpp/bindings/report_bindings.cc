@@ -15,6 +15,7 @@
 #include "msprobe/report/dump_report.h"
 #include "msprobe/report/free_benchmark_report.h"
 #include "msprobe/report/grad_report.h"
+#include "msprobe/report/monitor_report.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -170,6 +171,16 @@ void bind_report(nb::module_& root) {
   m.def("render_compare_report", &render_compare, "parts"_a, "runs"_a, "title"_a = "", "generated_at"_a = "",
         "A compare report from tables given as dicts {header, rows, fills, mode, rank, step, "
         "construct, stacks}; suspects are found by the C++ first-divergence analysis.");
+  m.def("is_monitor_output", &msprobe::report::is_monitor_output, "path"_a,
+        "Whether path is a training monitor output (MONITOR_OUTPUT_DIR, or one rank folder of it).");
+  m.def(
+      "render_monitor_report",
+      [](const std::string& path, const std::string& title) {
+        nb::gil_scoped_release release;
+        return msprobe::report::render_monitor_report(path, title);
+      },
+      "path"_a, "title"_a = "",
+      "The page of a training monitor output: each statistic along the steps, anomalies marked.");
   m.def("is_grad_compare_output", &msprobe::report::is_grad_compare_output, "path"_a,
         "Whether path is a GradComparator output (similarities.csv in it or in its rank folders).");
   m.def(

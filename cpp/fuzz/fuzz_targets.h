@@ -22,6 +22,9 @@
 #include "msprobe/jobs/api_precision_compare.h"
 #include "msprobe/jobs/run_ut_result_files.h"
 #include "msprobe/kernel/kernel_stat_csv.h"
+#include "msprobe/monitor/anomaly_file.h"
+#include "msprobe/monitor/monitor_config.h"
+#include "msprobe/monitor/monitor_csv_series.h"
 #include "msprobe/reader/dump_json_reader.h"
 #include "msprobe/reader/side_files.h"
 #include "msprobe/reader/tensor_store.h"
@@ -124,6 +127,39 @@ inline void grad_similarities(const uint8_t* data, size_t size) {
     }
     grad::GradDivergence d = grad::find_grad_divergence(s);
     if (grad::divergence_line(d).empty() || grad::divergence_json(d, s).empty()) std::abort();
+  } catch (const FileError&) {
+  }
+}
+
+// The training monitor's user files (input: three parts separated by "@@@@" lines): its
+// config.json through the validator, an anomaly.json through read_anomalies and the earliest
+// ordering, and a csv file read back as series (csv2tensorboard_by_step, the report). Each is
+// accepted or refused with one InvalidInput / FileError line.
+inline void monitor(const uint8_t* data, size_t size) {
+  using namespace msprobe;
+  const auto parts = split(as_text(data, size), 3);
+  try {
+    monitor::parse_monitor_config(parse_json(parts[0], "monitor.json"), "monitor.json");
+  } catch (const InvalidInput&) {
+  } catch (const FileError&) {
+  }
+  const std::string anomalies = scratch() + "/anomaly_detected";
+  std::filesystem::create_directories(anomalies + "/rank0");
+  write_file("anomaly_detected/rank0/anomaly.json", parts[1]);
+  try {
+    const auto entries = monitor::read_anomalies(anomalies);
+    if (monitor::earliest_anomalies(entries, 3, {}).size() > 3) std::abort();
+  } catch (const InvalidInput&) {
+  } catch (const FileError&) {
+  }
+  const std::string rank_dir = scratch() + "/monitor_rank";
+  std::filesystem::create_directories(rank_dir);
+  write_file("monitor_rank/actv_0-0.csv", parts[2]);
+  try {
+    const auto t = monitor::read_monitor_csv_series(rank_dir, "actv");
+    for (const auto& s : t.series)
+      if (s.steps.size() != s.values.size()) std::abort();
+  } catch (const InvalidInput&) {
   } catch (const FileError&) {
   }
 }

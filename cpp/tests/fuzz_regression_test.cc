@@ -39,6 +39,7 @@ TEST(FuzzRegressions, EveryFindingReplaysCleanly) {
       {"dump_json", msprobe_fuzz::dump_json},
       {"xlsx", msprobe_fuzz::xlsx},
       {"grad_similarities", msprobe_fuzz::grad_similarities},
+      {"monitor", msprobe_fuzz::monitor},
   };
   size_t replayed = 0;
   for (const auto& dir : fs::directory_iterator(kRegressions)) {

@@ -9,6 +9,7 @@
 #include "msprobe/base/output_dir.h"
 #include "msprobe/base/path.h"
 #include "msprobe/grad/grad_compare.h"
+#include "report/svg_chart.h"
 
 namespace msprobe {
 namespace report {
@@ -17,28 +18,8 @@ namespace {
 using grad::GradDivergence;
 using grad::GradSimilarities;
 
-const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string num(double v, const char* fmt = "%.1f") {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), fmt, v);
-  return buf;
-}
+std::string escape(const std::string& s) { return html_escape(s); }
+std::string num(double v, const char* fmt = "%.1f") { return svg_num(v, fmt); }
 
 struct RankPart {
   std::string label;  // "rank0" or ""
@@ -87,7 +68,7 @@ std::string chart(const RankPart& p) {
     std::string points;
     for (size_t j = 0; j < s.steps.size(); ++j)
       points += num(x(s.steps[j])) + "," + num(y(s.values[i][j])) + " ";
-    const std::string color = summary ? "#000" : kColors[i % 10];
+    const std::string color = summary ? "#000" : line_color(i);
     svg += "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" + (summary ? "2.5" : "1.2") +
            "\" points=\"" + points + "\"><title>" + escape(s.names[i]) + "</title></polyline>\n";
     if (s.steps.size() == 1) {
@@ -107,7 +88,7 @@ std::string rank_section(const RankPart& p) {
   out += "<p class=\"legend\">";
   for (size_t i = 0; i < p.s.names.size(); ++i) {
     const bool summary = i + 1 == p.s.names.size();
-    out += "<span style=\"color:" + std::string(summary ? "#000" : kColors[i % 10]) + "\">&#9632; " +
+    out += "<span style=\"color:" + std::string(summary ? "#000" : line_color(i)) + "\">&#9632; " +
            escape(p.s.names[i]) + "</span> ";
   }
   out += "</p>\n<table>\n<tr><th>parameter</th>";
@@ -154,13 +135,8 @@ std::string render_grad_report(const std::string& path, const std::string& title
   }
   const std::string heading = title.empty() ? "Gradient direction similarity" : title;
   std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + escape(heading) +
-      "</title>\n<style>body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;"
-      "font-size:12px;margin:8px 0 24px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:right}"
-      "td:first-child{text-align:left}.bad{color:#b00;font-weight:bold}.good{color:#070}.legend "
-      "span{margin-right:"
-      "12px;font-size:12px}</style></head><body>\n<h1>" +
-      escape(heading) + "</h1>\n<p>" + escape(path) + " &mdash; generated " + timestamp_now() +
+      simple_page_head(heading, "td,th{text-align:right}td:first-child{text-align:left}") + "<p>" +
+      escape(path) + " &mdash; generated " + timestamp_now() +
       ". A parameter's similarity is the share of its gradient's elements whose direction (&gt; 0 or not) is "
       "the "
       "same in both runs; summary weighs the parameters by size. Directions part where a similarity is below "

@@ -1319,3 +1319,393 @@ def grad_compare(rank_dir1: str, rank_dir2: str, out_dir: str) -> GradCompareOut
     """
     Writes out_dir/similarities.csv and grad_divergence.json for two rank folders.
     """
+
+class MonitorAlertRule:
+    """An alert rule of the monitor config."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def rule_name(self) -> str: ...
+
+    @property
+    def threshold(self) -> float: ...
+
+class MonitorTarget:
+    """A target module and its input/output specs."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def module(self) -> str: ...
+
+    @property
+    def specs(self) -> list[tuple[str, str]]: ...
+
+class MonitorConfig:
+    """The training monitor's config.json, checked (read-only)."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def targets(self) -> list[MonitorTarget]: ...
+
+    @property
+    def print_struct(self) -> bool: ...
+
+    @property
+    def module_ranks(self) -> list[int]: ...
+
+    @property
+    def xy_distribution(self) -> bool: ...
+
+    @property
+    def all_xy(self) -> bool: ...
+
+    @property
+    def forward_only(self) -> bool: ...
+
+    @property
+    def backward_only(self) -> bool: ...
+
+    @property
+    def wg_distribution(self) -> bool: ...
+
+    @property
+    def mv_distribution(self) -> bool: ...
+
+    @property
+    def param_distribution(self) -> bool: ...
+
+    @property
+    def ur_distribution(self) -> bool: ...
+
+    @property
+    def mg_direction(self) -> bool: ...
+
+    @property
+    def cc_enable(self) -> bool: ...
+
+    @property
+    def ops(self) -> list[str]: ...
+
+    @property
+    def eps(self) -> float: ...
+
+    @property
+    def ndigits(self) -> int: ...
+
+    @property
+    def alert_rules(self) -> list[MonitorAlertRule]: ...
+
+    @property
+    def alert_dump(self) -> bool: ...
+
+    @property
+    def format(self) -> str: ...
+
+    @property
+    def step_interval(self) -> int: ...
+
+    @property
+    def start_step(self) -> int: ...
+
+    @property
+    def collect_times(self) -> int: ...
+
+    @property
+    def step_count_per_record(self) -> int: ...
+
+    @property
+    def squash_name(self) -> bool: ...
+
+    @property
+    def switch(self) -> bool: ...
+
+    @property
+    def append_output(self) -> list[str]: ...
+
+    @property
+    def warnings(self) -> list[str]: ...
+
+class MonitorStats:
+    """The monitor's statistics of one tensor."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def min(self) -> float: ...
+
+    @property
+    def max(self) -> float: ...
+
+    @property
+    def norm(self) -> float: ...
+
+    @property
+    def zeros(self) -> float: ...
+
+    @property
+    def nans(self) -> float: ...
+
+    @property
+    def mean(self) -> float: ...
+
+    @property
+    def id(self) -> float: ...
+
+class MonitorAlert:
+    """A value that broke an alert rule."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def tag(self) -> str: ...
+
+    @property
+    def op(self) -> str: ...
+
+    @property
+    def step(self) -> int: ...
+
+    @property
+    def value(self) -> float: ...
+
+    @property
+    def baseline(self) -> float: ...
+
+    @property
+    def rule(self) -> str: ...
+
+    @property
+    def call_id(self) -> int: ...
+
+    @property
+    def threshold(self) -> float: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def line(self) -> str: ...
+
+class MonitorFlush:
+    """What one flush of the monitor wrote and found."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def prefix(self) -> str: ...
+
+    @property
+    def step(self) -> int: ...
+
+    @property
+    def csv_path(self) -> str: ...
+
+    @property
+    def tags(self) -> list[str]: ...
+
+    @property
+    def values(self) -> list[list[float]]:
+        """values[i][j]: tags[i], ops[j]"""
+
+    @property
+    def alerts(self) -> list[MonitorAlert]: ...
+
+class AnomalyEntry:
+    """An alert as anomaly.json keeps it."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def rank(self) -> int: ...
+
+    @property
+    def step(self) -> int: ...
+
+    @property
+    def micro_step(self) -> int: ...
+
+    @property
+    def pp_stage(self) -> int: ...
+
+    @property
+    def vpp_stage(self) -> int: ...
+
+    @property
+    def call_id(self) -> int: ...
+
+    @property
+    def tag_name(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def group_mates(self) -> list[int]: ...
+
+class AnomalyFile:
+    """A rank's anomaly.json."""
+
+    def __init__(self, dir: str, rank: int, pp_stage: int, group_mates: Sequence[int]) -> None: ...
+
+    def write(self, alerts: Sequence[MonitorAlert]) -> None:
+        """Adds the alerts and rewrites the file."""
+
+    @property
+    def path(self) -> str: ...
+
+def read_anomalies(data_path: str) -> list[AnomalyEntry]:
+    """The entries of every rank folder's anomaly.json."""
+
+def earliest_anomalies(entries: Sequence[AnomalyEntry], top_k: int, steps: Sequence[int]) -> list[AnomalyEntry]:
+    """
+    The top_k earliest entries in 1.2.1's order, of the given steps (all when empty).
+    """
+
+def write_anomaly_analysis(out_dir: str, entries: Sequence[AnomalyEntry]) -> str:
+    """Writes out_dir/anomaly_analyse.json."""
+
+class MonitorSeries:
+    """One name's values along steps."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def steps(self) -> list[int]: ...
+
+    @property
+    def values(self) -> list[list[float]]:
+        """values[i][j]: steps[i], ops[j]"""
+
+class MonitorCsvSeries:
+    """A data type of a rank's monitor csv files."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def data_type(self) -> str: ...
+
+    @property
+    def ops(self) -> list[str]: ...
+
+    @property
+    def series(self) -> list[MonitorSeries]: ...
+
+def monitor_data_types() -> list[str]:
+    """The monitor's csv data types (file prefixes)."""
+
+def read_monitor_csv_series(rank_dir: str, data_type: str) -> MonitorCsvSeries:
+    """Every {data_type}_{a}-{b}.csv of rank_dir as series along steps."""
+
+def write_module_struct(path: str, modules: Sequence[tuple[str, Sequence[tuple[str, Sequence[tuple[str, str]]]]]]) -> None:
+    """
+    Writes print_struct's module_struct.json: [(module, [(part, [(key, text)])])].
+    """
+
+def load_monitor_config(path: str) -> MonitorConfig:
+    """Reads and checks a monitor config.json; ConfigError names the field."""
+
+def monitor_stats(tensor: object, eps: float = 1e-08) -> MonitorStats:
+    """The monitor's statistics of a host tensor, in one pass."""
+
+def monitor_csv_number(value: float, ndigits: int) -> str:
+    """A value as 1.2.1's monitor csv writes it (rounded as numpy, repr)."""
+
+class MonitorWriter:
+    """The monitor's statistics and files of one rank."""
+
+    def __init__(self, dir: str, ops: Sequence[str], eps: float, ndigits: int, step_count_per_record: int, rules: Sequence[MonitorAlertRule], csv: bool, rank: int = 0) -> None: ...
+
+    def add(self, prefix: str, tags: Sequence[str], tensors: Sequence) -> None:
+        """
+        Summarises host tensors (None: not a tensor) for the next flush of `prefix`.
+        """
+
+    def flush(self, prefix: str, step: int) -> MonitorFlush:
+        """Writes the rows of `prefix` as `step` and checks the alert rules."""
+
+    def pending(self, prefix: str) -> MonitorFlush:
+        """The rows of `prefix` not yet flushed (nothing written)."""
+
+    def end_step(self) -> None:
+        """Call ids start again from 0."""
+
+    def clear(self) -> None:
+        """Drops every row not flushed."""

@@ -32,6 +32,16 @@ def render_compare_report(parts: list, runs: list, title: str = '', generated_at
     A compare report from tables given as dicts {header, rows, fills, mode, rank, step, construct, stacks}; suspects are found by the C++ first-divergence analysis.
     """
 
+def is_monitor_output(path: str) -> bool:
+    """
+    Whether path is a training monitor output (MONITOR_OUTPUT_DIR, or one rank folder of it).
+    """
+
+def render_monitor_report(path: str, title: str = '') -> str:
+    """
+    The page of a training monitor output: each statistic along the steps, anomalies marked.
+    """
+
 def is_grad_compare_output(path: str) -> bool:
     """
     Whether path is a GradComparator output (similarities.csv in it or in its rank folders).

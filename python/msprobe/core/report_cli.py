@@ -9,11 +9,12 @@ def add_report_parser(sub):
     r = sub.add_parser("report", help="write a self-contained HTML report of a dump, or of a "
                                       "dump compared with a bench dump")
     r.add_argument("dump_path", help="dump.json, a rank folder, a dump_path of step*/rank*/, "
-                                     "a run_ut / api_precision_compare details CSV, or a "
-                                     "GradComparator output folder (grad_probe)")
+                                     "a run_ut / api_precision_compare details CSV, a "
+                                     "GradComparator output folder (grad_probe), or a training "
+                                     "monitor's MONITOR_OUTPUT_DIR")
     r.add_argument("bench_dump_path", nargs="?", help="the bench dump to compare with")
     r.add_argument("-o", "--output", default=".",
-                   help="output .html file, or a folder for {dump,compare,check,grad}_report_{timestamp}.html")
+                   help="output .html file, or a folder for {dump,compare,check,grad,monitor}_report_{timestamp}.html")
     r.add_argument("--title", default="", help="page title")
     # MindSpore-vs-PyTorch name mappings, as `msprobe -f mindspore compare` takes them.
     r.add_argument("-am", "--api_mapping", nargs="?", const=True, default=None,
@@ -54,6 +55,8 @@ def report_command(args):
             else "free_benchmark" if summary else "dump")
     if not args.bench_dump_path and _core.report.is_grad_compare_output(args.dump_path):
         kind = "grad"
+    elif not args.bench_dump_path and _core.report.is_monitor_output(args.dump_path):
+        kind = "monitor"
     out = _output_file(args.output, kind)
     folder = os.path.dirname(out) or "."
     if not os.path.isdir(folder):
@@ -72,6 +75,8 @@ def report_command(args):
             html = _core.report.render_free_benchmark_report(summary, args.title)
         elif kind == "grad":
             html = _core.report.render_grad_report(args.dump_path, args.title)
+        elif kind == "monitor":
+            html = _core.report.render_monitor_report(args.dump_path, args.title)
         elif kind == "check":
             html = _core.report.render_check_report(args.dump_path, args.title)
         else:

@@ -1,0 +1,155 @@
+// Tests of the training monitor's core: the one-pass statistics, the csv numbers as pandas writes
+// them, the config checks, the alert rule and the anomaly files.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "msprobe/base/error.h"
+#include "msprobe/base/path.h"
+#include "msprobe/format/json_value.h"
+#include "msprobe/monitor/anomaly_file.h"
+#include "msprobe/monitor/monitor_config.h"
+#include "msprobe/monitor/monitor_stats.h"
+#include "msprobe/monitor/monitor_writer.h"
+#include "tensor_views.h"
+
+using namespace msprobe;
+using namespace msprobe::monitor;
+using msprobe::test::kNaN;
+using msprobe::test::view_of;
+
+namespace {
+
+std::string temp_dir(const std::string& name) {
+  std::string d = ::testing::TempDir() + "msprobe_monitor_" + name + "_" + std::to_string(::getpid());
+  std::remove(d.c_str());
+  return d;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(MonitorStats, AsTorchComputesThem) {
+  std::vector<float> x{1.0f, 0.0f, -3.0f, 2.0f, 1e-9f, 0.5f};
+  MonitorStats s = monitor_stats(view_of(x, DType::kFloat32), 1e-8);
+  EXPECT_EQ(s.max, 2.0);
+  EXPECT_EQ(s.min, -3.0);
+  EXPECT_DOUBLE_EQ(s.norm, std::sqrt(1 + 9 + 4 + 0.25 + (double)1e-9f * (double)1e-9f));
+  EXPECT_DOUBLE_EQ(s.mean, (1 + 0 - 3 + 2 + (double)1e-9f + 0.5) / 6);
+  EXPECT_EQ(s.zeros, (double)(2.0f / 6.0f));  // |x| < eps, as a float32 share
+  EXPECT_EQ(s.nans, 0);
+  // A NaN makes min and max NaN (torch.min/max), and is counted.
+  std::vector<double> n{1.0, kNaN, 3.0};
+  s = monitor_stats(view_of(n, DType::kFloat64), 1e-8);
+  EXPECT_TRUE(std::isnan(s.max) && std::isnan(s.min) && std::isnan(s.mean));
+  EXPECT_EQ(s.nans, 1);
+  // Without the counts (ops without zeros and nans) a NaN still makes min and max NaN; an inf
+  // alone does not.
+  s = monitor_stats(view_of(n, DType::kFloat64), 1e-8, /*counts=*/false);
+  EXPECT_TRUE(std::isnan(s.max) && std::isnan(s.min));
+  std::vector<float> inf{1.0f, INFINITY, -INFINITY};
+  s = monitor_stats(view_of(inf, DType::kFloat32), 1e-8, /*counts=*/false);
+  EXPECT_EQ(s.max, INFINITY);
+  EXPECT_EQ(s.min, -INFINITY);
+  EXPECT_TRUE(std::isnan(s.mean));
+  // Strided view: every other element.
+  std::vector<float> w{1, 100, 2, 100, 3, 100};
+  s = monitor_stats(view_of(w, DType::kFloat32, {3}, {2}), 1e-8);
+  EXPECT_EQ(s.max, 3.0);
+  EXPECT_DOUBLE_EQ(s.mean, 2.0);
+  // Empty: NaN but the count.
+  std::vector<float> e;
+  s = monitor_stats(view_of(e, DType::kFloat32, {0}), 1e-8);
+  EXPECT_TRUE(std::isnan(s.norm) && std::isnan(s.zeros));
+  EXPECT_EQ(s.nans, 0);
+}
+
+TEST(MonitorCsv, NumbersAsPandasWritesThem) {
+  EXPECT_EQ(monitor_csv_number(1.0 / 30, 6), "0.033333");
+  EXPECT_EQ(monitor_csv_number(-0.8203125, 6), "-0.820312");  // half to even after scaling
+  EXPECT_EQ(monitor_csv_number(0.0, 6), "0.0");
+  EXPECT_EQ(monitor_csv_number(kNaN, 6), "nan");
+  EXPECT_EQ(monitor_csv_number(INFINITY, 3), "inf");
+  EXPECT_EQ(monitor_csv_number(1.710408791884978e+29, 3), "1.710408791884978e+29");
+}
+
+TEST(MonitorConfig, DefaultsAndErrors) {
+  MonitorConfig c = parse_monitor_config(parse_json("{}", "t"), "c.json");
+  EXPECT_EQ(c.ops, (std::vector<std::string>{"norm"}));
+  EXPECT_EQ(c.format, "tensorboard");
+  EXPECT_EQ(c.ndigits, 6);
+  EXPECT_EQ(c.collect_times, 100000000);
+  ASSERT_EQ(c.targets.size(), 1u);  // no targets: every parameter ("")
+  EXPECT_FALSE(c.all_xy);
+  c = parse_monitor_config(parse_json(R"({"xy_distribution": true, "ops": ["max", "p99"]})", "t"), "c.json");
+  EXPECT_TRUE(c.all_xy);
+  EXPECT_EQ(c.ops, (std::vector<std::string>{"max"}));
+  EXPECT_EQ(c.warnings.size(), 1u);
+  auto error_of = [](const char* text) {
+    try {
+      parse_monitor_config(parse_json(text, "t"), "c.json");
+    } catch (const InvalidInput& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of(R"({"colour": 1})"), "monitor config c.json: \"colour\" is not a monitor config field");
+  EXPECT_EQ(error_of(R"({"ndigits": -1})"), "monitor config c.json: \"ndigits\" must be at least 0, got -1");
+  EXPECT_NE(error_of(R"({"targets": {"fc": {"input": 1}}})").find("targets.fc.input"), std::string::npos);
+  EXPECT_NE(error_of(R"({"cc_distribution": {"on": true}})").find("cc_distribution.on"), std::string::npos);
+}
+
+TEST(MonitorWriter, RowsAlertsAndAnomalyFiles) {
+  const std::string dir = temp_dir("writer");
+  MonitorWriterOptions o;
+  o.dir = join_path(dir, "rank0");
+  o.ops = {"max", "mean"};
+  o.rules = {AlertRule{"AnomalyTurbulence", 0.5}};
+  MonitorWriter w(o);
+  std::vector<float> a{1, 2}, b{4, 4};
+  const TensorView va = view_of(a, DType::kFloat32), vb = view_of(b, DType::kFloat32);
+  w.add("actv", {"0:fc_0/rank0/input", "0:fc_0/rank0/output"}, {&va, nullptr});
+  w.add("actv", {"0:fc_0/rank0/output"}, {&vb});  // the same tag again: its values replaced
+  MonitorFlush f = w.flush("actv", 0);
+  EXPECT_TRUE(f.alerts.empty());
+  EXPECT_EQ(read_all(f.csv_path),
+            "vpp_stage,module_name,step,input.max,input.mean,output.max,output.mean\n"
+            "0,fc_0,0,2.0,1.5,4.0,4.0\n");
+  w.end_step();
+  std::vector<float> big{10, 10};
+  const TensorView vbig = view_of(big, DType::kFloat32);
+  w.add("actv", {"0:fc_0/rank0/input", "0:fc_0/rank0/output"}, {&va, &vbig});
+  f = w.flush("actv", 1);
+  ASSERT_EQ(f.alerts.size(), 2u);  // output max and mean: 10 > 4 * 1.5
+  EXPECT_EQ(f.alerts[0].op, "max");
+  EXPECT_EQ(f.alerts[0].call_id, 1);
+  EXPECT_EQ(f.alerts[0].message,
+            "Rule AnomalyTurbulence reports anomaly signal in ('0:fc_0/rank0/output', 'max') at step 1.");
+  EXPECT_EQ(
+      f.alerts[0].line,
+      "monitor alert: rank 0, step 1, 0:fc_0, output max 10.0: outside the running mean 4.0 by more than "
+      "0.5 of it (AnomalyTurbulence)");
+  AnomalyFile file(join_path(dir, "anomaly_detected"), 0, 0, {0});
+  file.write(f.alerts);
+  const JsonValue doc = parse_json_file(file.path());
+  ASSERT_EQ(doc.as_object().size(), 1u);  // one entry per tag, step and call
+  EXPECT_EQ(doc.as_object()[0].first, "0:fc_0/rank0/output_step_1_call_1");
+  std::vector<AnomalyEntry> top =
+      earliest_anomalies(read_anomalies(join_path(dir, "anomaly_detected")), 5, {});
+  ASSERT_EQ(top.size(), 1u);
+  EXPECT_EQ(top[0].vpp_stage, 0);
+  EXPECT_TRUE(earliest_anomalies(top, 5, {7}).empty());
+  EXPECT_THROW(earliest_anomalies(top, 0, {}), InvalidInput);
+}
+
+}  // namespace

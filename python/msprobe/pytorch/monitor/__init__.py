@@ -1,0 +1,1 @@
+"""The training monitor (1.2.1's TrainerMon, docs 19): from msprobe.pytorch import TrainerMon."""

@@ -1,0 +1,72 @@
+"""Shared checks of the monitor tests: running monitor_net.py, finding a rank's folder, and csv
+files compared with 1.2.1's (layout and names exactly, numbers within the kernels' tolerance and
+the file's rounding)."""
+import csv
+import glob
+import json
+import os
+import sys
+
+from conftest import run_python
+from tolerances import kernel_rtol
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NET = os.path.join(HERE, "monitor_net.py")
+
+
+def run_net(work, config, *args, env=None, check=True):
+    os.makedirs(work, exist_ok=True)
+    with open(os.path.join(work, "config.json"), "w") as f:
+        json.dump(config, f)
+    return run_python(NET, "--config", "config.json", *args, cwd=str(work),
+                      env=dict({"MONITOR_OUTPUT_DIR": "out"}, **(env or {})), check=check)
+
+
+def losses(stdout):
+    return [line for line in stdout.splitlines() if line.startswith("step ")]
+
+
+def rank_dirs(out):
+    return sorted(glob.glob(os.path.join(str(out), "*-rank*-*")))
+
+
+def the_rank_dir(out, rank=0):
+    (d,) = glob.glob(os.path.join(str(out), f"*-rank{rank}-*"))
+    return d
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.reader(f))
+
+
+def _number(text):
+    return float(text)   # "nan", "inf" and "-inf" included
+
+
+def assert_close(ours, theirs, ndigits, where):
+    a, b = _number(ours), _number(theirs)
+    if a != a or b != b or a in (float("inf"), float("-inf")) or b in (float("inf"), float("-inf")):
+        assert ours == theirs, where
+        return
+    # A value rounded to ndigits may land on the other side of a rounding boundary.
+    tol = 10.0 ** -ndigits + kernel_rtol("float32") * max(abs(a), abs(b))
+    assert abs(a - b) <= tol, f"{where}: {ours} vs 1.2.1's {theirs}"
+
+
+def assert_csv_as_original(ours_dir, golden_dir, ndigits):
+    ours = sorted(os.listdir(ours_dir))
+    assert ours == sorted(os.listdir(golden_dir))
+    for name in ours:
+        a, b = read_csv(os.path.join(ours_dir, name)), read_csv(os.path.join(golden_dir, name))
+        assert a[0] == b[0], f"{name}: header"
+        assert len(a) == len(b), f"{name}: rows"
+        first_number = a[0].index("step") + 1
+        for ra, rb in zip(a[1:], b[1:]):
+            assert ra[:first_number] == rb[:first_number], f"{name}: names and step"
+            assert len(ra) == len(rb)
+            for col, (x, y) in enumerate(zip(ra[first_number:], rb[first_number:]), first_number):
+                assert_close(x, y, ndigits, f"{name} {ra[:first_number]} {a[0][col]}")
+
+
+sys.path.insert(0, HERE)
