@@ -9,7 +9,8 @@ call at once: host tensors are viewed without copies (as the dump's HostReads re
 measured in one pass (check_ms_tensors); on an accelerator (or with MSPROBE_FORCE_DEVICE_PATH)
 the measure's extremes are computed with MindSpore's kernels on the device, as the dump's
 MsDeviceRecorder computes statistics, and read in one transfer (check_ms_norms). `fix` gives
-training the result of the second run (improve_precision: the fp32 result in the output's dtype), recorded by autograd so that gradients flow through it.
+training the result of the second run (improve_precision: the fp32 result in the output's
+dtype), recorded by autograd so that gradients flow through it.
 """
 import mindspore as ms
 from mindspore import ops
