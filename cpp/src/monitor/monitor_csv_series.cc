@@ -81,7 +81,11 @@ MonitorCsvSeries read_monitor_csv_series(const std::string& rank_dir, const std:
       const std::string key = "vp" + std::string(stage ? *stage : "0") + ":" + std::string(*name);
       auto [it, fresh] = index.emplace(key, by_step.size());
       if (fresh) by_step.emplace_back();
-      const int64_t s = (int64_t)number(*step);
+      const double step_value = number(*step);
+      // NaN or beyond int64 (a hostile file) would be undefined as an integer: refused.
+      MSPROBE_CHECK(step_value >= -9.2e18 && step_value <= 9.2e18, InvalidInput,
+                    path + ": line " + std::to_string(t.row_line(r)) + ": step is not a number");
+      const int64_t s = (int64_t)step_value;
       std::vector<double> values;
       for (size_t c = (size_t)step_col + 1; c < t.header().size(); ++c) {
         const std::string_view* cell = t.cell(r, c);
