@@ -3,7 +3,10 @@
 //   load_monitor_config(path) -> MonitorConfig
 //   MonitorWriter(dir, ops, eps, ndigits, step_count_per_record, rules, csv)
 //       .add(prefix, tags, tensors)     one call per hook or per step; None: not a tensor
+//       .add_sign_matches(prefix, tags, grads, exp_avgs)   mg_direction; exp_avg None: 1.0
 //       .flush(prefix, step) -> MonitorFlush
+//   AdamHeatmaps().add(update_tags, ratio_tags, exp_avgs, exp_avg_sqs, steps, beta1, beta2, eps),
+//                      .take() -> [MonitorHeatmap]        ur_distribution
 //   monitor_stats(tensor, eps) -> MonitorStats
 //   AnomalyFile(dir, rank, pp_stage, group_mates).write(alerts)     anomaly.json
 //   read_anomalies(data_path), earliest_anomalies(entries, top_k, steps),
@@ -17,11 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "msprobe/base/error.h"
+#include "msprobe/monitor/adam_heatmaps.h"
 #include "msprobe/monitor/anomaly_file.h"
 #include "msprobe/monitor/module_struct.h"
 #include "msprobe/monitor/monitor_config.h"
 #include "msprobe/monitor/monitor_csv_series.h"
 #include "msprobe/monitor/monitor_writer.h"
+#include "msprobe/tensor/element_reader.h"
 #include "record_class.h"
 #include "tensor_from_python.h"
 
@@ -48,6 +54,45 @@ void add_tensors(MonitorWriter& w, const std::string& prefix, const std::vector<
   for (bool p : present) views.push_back(p ? &held[k++].view : nullptr);
   nb::gil_scoped_release release;
   w.add(prefix, tags, views);
+}
+
+// Host views of a sequence of tensors (None kept as nullptr).
+struct HeldTensors {
+  std::vector<msprobe::PyTensor> held;
+  std::vector<const msprobe::TensorView*> views;
+  HeldTensors(nb::sequence tensors, const char* what) {
+    std::vector<bool> present;
+    held.reserve(nb::len(tensors));
+    for (nb::handle t : tensors) {
+      present.push_back(!t.is_none());
+      if (!t.is_none()) held.push_back(msprobe::host_tensor_arg(t, what));
+    }
+    size_t k = 0;
+    for (bool p : present) views.push_back(p ? &held[k++].view : nullptr);
+  }
+};
+
+void add_sign_matches(MonitorWriter& w, const std::string& prefix, const std::vector<std::string>& tags,
+                      nb::sequence grads, nb::sequence exp_avgs) {
+  HeldTensors g(grads, "MonitorWriter.add_sign_matches"), m(exp_avgs, "MonitorWriter.add_sign_matches");
+  nb::gil_scoped_release release;
+  w.add_sign_matches(prefix, tags, g.views, m.views);
+}
+
+void add_heatmaps(AdamHeatmaps& h, const std::vector<std::string>& update_tags,
+                  const std::vector<std::string>& ratio_tags, nb::sequence exp_avgs, nb::sequence exp_avg_sqs,
+                  nb::handle steps, double beta1, double beta2, double eps) {
+  HeldTensors m(exp_avgs, "AdamHeatmaps.add"), v(exp_avg_sqs, "AdamHeatmaps.add");
+  msprobe::PyTensor s = msprobe::host_tensor_arg(steps, "AdamHeatmaps.add steps");
+  const size_t n = m.views.size();
+  MSPROBE_CHECK(v.views.size() == n && (size_t)s.view.numel() == n, InvalidInput,
+                "AdamHeatmaps.add: as many exp_avg_sq and steps as exp_avg");
+  nb::gil_scoped_release release;
+  std::vector<double> step_counts(n);
+  msprobe::ElementReader(s.view).read((int64_t)n, step_counts.data());
+  std::vector<AdamMoments> moments(n);
+  for (size_t i = 0; i < n; ++i) moments[i] = AdamMoments{m.views[i], v.views[i], step_counts[i]};
+  h.add(update_tags, ratio_tags, moments, beta1, beta2, eps);
 }
 
 }  // namespace
@@ -189,6 +234,8 @@ void bind_monitor(nb::module_& m) {
           "dir"_a, "ops"_a, "eps"_a, "ndigits"_a, "step_count_per_record"_a, "rules"_a, "csv"_a, "rank"_a = 0)
       .def("add", &add_tensors, "prefix"_a, "tags"_a, "tensors"_a,
            "Summarises host tensors (None: not a tensor) for the next flush of `prefix`.")
+      .def("add_sign_matches", &add_sign_matches, "prefix"_a, "tags"_a, "grads"_a, "exp_avgs"_a,
+           "mg_direction: the statistics of each gradient's sign matches with its exp_avg (None: 1.0).")
       .def(
           "flush",
           [](MonitorWriter& w, const std::string& prefix, int64_t step) {
@@ -200,4 +247,18 @@ void bind_monitor(nb::module_& m) {
            "The rows of `prefix` not yet flushed (nothing written).")
       .def("end_step", &MonitorWriter::end_step, "Call ids start again from 0.")
       .def("clear", &MonitorWriter::clear, "Drops every row not flushed.");
+
+  RecordClass<MonitorHeatmap>(m, "MonitorHeatmap", "A heat map of histograms along steps (ur_distribution).")
+      .ro("tag", &MonitorHeatmap::tag)
+      .ro("counts", &MonitorHeatmap::counts, "counts[bin][column], a column per monitored step");
+  m.attr("HEATMAP_BINS") = kHeatmapBins;
+  nb::class_<AdamHeatmaps>(m, "AdamHeatmaps",
+                           "Adam's update and ratio histograms along steps (ur_distribution).")
+      .def(nb::init<>())
+      .def("add", &add_heatmaps, "update_tags"_a, "ratio_tags"_a, "exp_avgs"_a, "exp_avg_sqs"_a, "steps"_a,
+           "beta1"_a, "beta2"_a, "eps"_a,
+           "Histograms Adam's bias-corrected update and ratio of each parameter (steps: a tensor of their "
+           "optimizer step counts) as the next column of its heat maps.")
+      .def("take", &AdamHeatmaps::take, "The heat maps that got a column since the last take.")
+      .def("clear", &AdamHeatmaps::clear, "Forgets every heat map.");
 }

@@ -9,10 +9,12 @@ PyTorch) with its config in a fresh temporary folder, MONITOR_OUTPUT_DIR=out, an
   {case}/anomaly_detected/    when the case dumps alerts,
   {case}/anomaly_analyse.json 1.2.1's anomaly_analyse of them (-k 5),
   {case}/tensorboard.json     format tensorboard: {tag: [[step, value], ...]} read back with
-                              tensorboard's EventAccumulator.
+                              tensorboard's EventAccumulator,
+  {case}/images.json, images/ ur_distribution's heat maps: {tag: [[step, width, height], ...]}
+                              and the last image of IMAGE_PARAM's tags (PNG, "/" as "~").
 and csv2tb.json: 1.2.1's csv2tensorboard_by_step of all/rank0 (in a folder named
 "Dec03_21-34-40-rank0-00000000"), {data_type: {tag: [[step, value], ...]}} read back the same way.
---only csv2tb makes that file alone; and print_struct/module_struct.json: 1.2.1's print_struct
+--only CASE remakes one case alone, --only csv2tb that file alone; and print_struct/module_struct.json: 1.2.1's print_struct
 file of the same model (1.2.1 then stops the run with an exception), --only print_struct."""
 import argparse
 import glob
@@ -42,6 +44,14 @@ CASES = {
     "tensorboard": ({"xy_distribution": True, "forward_only": True, "mv_distribution": True,
                      "ops": ["norm", "mean"], "format": "tensorboard"},
                     ["--optim", "adamw", "--steps", "3"]),
+    # mg_direction: sign matches of gradients and exp_avg in other_*.csv, every op.
+    "mg_direction": ({"mg_direction": True, "ops": ["min", "max", "norm", "zeros", "nans", "mean"], "format": "csv"},
+                     ["--optim", "adam", "--steps", "4"]),
+    # ur_distribution: Adam's update and ratio heat maps (images) and mg_direction as TensorBoard
+    # scalars, every other step from 1.
+    "ur_distribution": ({"ur_distribution": True, "mg_direction": True, "ops": ["norm", "mean"],
+                         "format": "tensorboard", "start_step": 1, "step_interval": 2},
+                        ["--optim", "adamw", "--steps", "6"]),
 }
 
 READ_TB = """
@@ -49,6 +59,24 @@ import json, sys
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 acc = EventAccumulator(sys.argv[1]); acc.Reload()
 print(json.dumps({t: [[e.step, e.value] for e in acc.Scalars(t)] for t in sorted(acc.Tags()["scalars"])}))
+"""
+# The images of a TensorBoard folder: images.json {tag: [[step, width, height], ...]} and the
+# PNG of the last step of IMAGE_PARAM's tags, images/{tag with "/" as "~"}.png.
+IMAGE_PARAM = "0:head.weight"
+READ_TB_IMAGES = """
+import json, os, sys
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+acc = EventAccumulator(sys.argv[1], size_guidance={"images": 0}); acc.Reload()
+out = {}
+os.makedirs(os.path.join(sys.argv[2], "images"))
+for t in sorted(acc.Tags()["images"]):
+    events = acc.Images(t)
+    out[t] = [[e.step, e.width, e.height] for e in events]
+    if t.startswith(sys.argv[3] + "/"):
+        with open(os.path.join(sys.argv[2], "images", t.replace("/", "~") + ".png"), "wb") as f:
+            f.write(events[-1].encoded_image_string)
+with open(os.path.join(sys.argv[2], "images.json"), "w") as f:
+    json.dump(out, f, indent=1)
 """
 CSV2TB_RUN = "Dec03_21-34-40-rank0-00000000"
 CSV2TB = """
@@ -92,12 +120,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
     ap.add_argument("--out", default=FIXTURES)
-    ap.add_argument("--only", choices=["csv2tb", "print_struct"])
+    ap.add_argument("--only", choices=["csv2tb", "print_struct", *CASES])
     args = ap.parse_args()
     python = os.path.abspath(args.python)
     for case, (config, net_args) in CASES.items():
-        if args.only:
-            break
+        if args.only and args.only != case:
+            continue
         dst = os.path.join(args.out, case)
         shutil.rmtree(dst, ignore_errors=True)
         os.makedirs(dst)
@@ -115,6 +143,8 @@ def main():
                 tb = subprocess.run([python, "-c", READ_TB, rank_dir], capture_output=True, text=True, check=True)
                 with open(os.path.join(dst, "tensorboard.json"), "w") as f:
                     json.dump(json.loads(tb.stdout), f, indent=1)
+                if config.get("ur_distribution"):
+                    subprocess.run([python, "-c", READ_TB_IMAGES, rank_dir, dst, IMAGE_PARAM], check=True)
             else:
                 shutil.copytree(rank_dir, os.path.join(dst, "rank0"))
             anomalies = os.path.join(work, "out", "anomaly_detected")

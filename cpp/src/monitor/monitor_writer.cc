@@ -16,6 +16,7 @@
 #include "msprobe/base/path.h"
 #include "msprobe/check/csv_table.h"
 #include "msprobe/format/py_value.h"
+#include "msprobe/monitor/sign_matches.h"
 
 namespace msprobe {
 namespace monitor {
@@ -109,6 +110,26 @@ void MonitorWriter::add(const std::string& prefix, const std::vector<std::string
     // (param, a bare name) have no call id (-1).
     if (tags[i].find('/') != std::string::npos) call_ids_[tags[i]] = next_call_id_++;
   }
+}
+
+void MonitorWriter::add_sign_matches(const std::string& prefix, const std::vector<std::string>& tags,
+                                     const std::vector<const TensorView*>& grads,
+                                     const std::vector<const TensorView*>& exp_avgs) {
+  MSPROBE_CHECK(tags.size() == grads.size(), InvalidInput,
+                "MonitorWriter.add_sign_matches: as many tags as gradients");
+  const std::vector<double> values = sign_matches(grads, exp_avgs);
+  // 0-d tensors of the values: float32 (1.2.1's dtype for float32 gradients) when exact.
+  std::vector<float> f(values.size());
+  std::vector<TensorView> views(values.size());
+  std::vector<const TensorView*> ptrs(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    f[i] = (float)values[i];
+    const bool exact = (double)f[i] == values[i];
+    views[i].data = exact ? (const void*)&f[i] : (const void*)&values[i];
+    views[i].dtype = exact ? DType::kFloat32 : DType::kFloat64;
+    ptrs[i] = &views[i];
+  }
+  add(prefix, tags, ptrs);
 }
 
 std::vector<std::string> MonitorWriter::header(const std::string& prefix, bool vpp) const {

@@ -67,6 +67,11 @@ class MonitorWriter {
   // `prefix`. Thread-safe (backward hooks may run on autograd threads).
   void add(const std::string& prefix, const std::vector<std::string>& tags,
            const std::vector<const TensorView*>& tensors);
+  // mg_direction: the statistics of each parameter's sign_matches(grads[i], exp_avgs[i])
+  // (sign_matches.h; exp_avgs[i] nullptr: 1.0), a 0-d value as 1.2.1 summarises it, for tags[i].
+  void add_sign_matches(const std::string& prefix, const std::vector<std::string>& tags,
+                        const std::vector<const TensorView*>& grads,
+                        const std::vector<const TensorView*>& exp_avgs);
   // Writes the rows added under `prefix` since the last flush as `step`, checks the alert rules,
   // and forgets them. The csv row of a tag is named by the text before its first '/'; tags of
   // one name fill one row in order ("input" then "output").

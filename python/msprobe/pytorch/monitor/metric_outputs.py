@@ -16,6 +16,9 @@ class NoOutput:
     def write(self, flushed, ops):
         pass
 
+    def write_image(self, tag, rgba, step):
+        pass
+
     def close(self):
         pass
 
@@ -30,6 +33,11 @@ class TensorBoardOutput:
         for t, values in zip(flushed.tags, flushed.values):
             for op, v in zip(ops, values):
                 self.writer.add_scalar(f"{t}_{op}", v, global_step=step)
+        self.writer.flush()
+
+    def write_image(self, tag, rgba, step):
+        """An (H, W, 4) uint8 image (ur_distribution's heat maps)."""
+        self.writer.add_image(tag, rgba, global_step=step, dataformats="HWC")
         self.writer.flush()
 
     def close(self):

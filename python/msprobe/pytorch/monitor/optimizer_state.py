@@ -72,7 +72,7 @@ class OptimizerState:
                 place[p] = (g, offset, offset + p.numel())
                 offset += p.numel()
         states = list(wrapped.state.values())
-        out_names, m, v = [], [], []
+        out_names, m, v, steps = [], [], [], []
         for param, name in zip(params, names):
             if param not in place or place[param][0] >= len(states):
                 continue
@@ -83,16 +83,19 @@ class OptimizerState:
             out_names.append(name)
             m.append(exp_avg[start:end])
             v.append(exp_avg_sq[start:end])
-        return out_names, m, v
+            steps.append(states[g].get("step"))
+        return out_names, m, v, steps
 
-    def moments(self, optimizer, params, names):
-        """(names, exp_avg tensors, exp_avg_sq tensors) of the parameters that have both."""
+    def adam_state(self, optimizer, params, names):
+        """(names, exp_avg, exp_avg_sq, step counts) of the parameters that have both moments;
+        a step count is state["step"] (a 0-d tensor in torch, a number in apex), None when the
+        state has none."""
         if self.opt_ty == DEEPSPEED_STAGE3:
             return self._stage3_moments(params, names)
         if self.opt_ty in MEGATRON_MIX_PRECISION + MEGATRON_DISTRIBUTED:
             self._map_master_params()
         state = self._state_of(optimizer)
-        out_names, m, v = [], [], []
+        out_names, m, v, steps = [], [], [], []
         for param, name in zip(params, names):
             s = state.get(self.master.get(param, param))
             if not s:
@@ -101,10 +104,11 @@ class OptimizerState:
             if exp_avg is None or exp_avg_sq is None:
                 if not self.warned:
                     log.warning(f"monitor: the optimizer keeps no exp_avg / exp_avg_sq (of {name} and maybe "
-                                f"others): mv_distribution has nothing to show")
+                                f"others): mv_distribution, mg_direction and ur_distribution have nothing to show")
                     self.warned = True
                 continue
             out_names.append(name)
             m.append(exp_avg)
             v.append(exp_avg_sq)
-        return out_names, m, v
+            steps.append(s.get("step"))
+        return out_names, m, v, steps

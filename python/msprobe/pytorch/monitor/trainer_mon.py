@@ -21,13 +21,16 @@ from msprobe.core import device_path, log
 from msprobe.pytorch.device_stats import TorchDeviceRecorder
 from msprobe.pytorch.monitor.anomaly_files import AnomalyFile
 from msprobe.pytorch.monitor.metric_outputs import metric_dicts, open_output
+from msprobe.pytorch.monitor.mg_direction import add_mg_direction
 from msprobe.pytorch.monitor.module_hooks import WeightGradHooks, XYHooks, param_struct
 from msprobe.pytorch.monitor.module_names import VPP_SEP, squash_param_name, tag
 from msprobe.pytorch.monitor.optimizer_state import OptimizerState
+from msprobe.pytorch.monitor.ur_heatmaps import UrHeatmaps
 
 DEFAULT_OUTPUT_DIR = "./monitor_output"
-# The order 1.2.1 writes a step's files in (actv, then gradients, then the optimizer's state).
-STEP_PREFIXES = ("actv", "actv_grad", "grad_unreduced", "grad_reduced", "exp_avg", "exp_avg_sq", "param")
+# The order 1.2.1 writes a step's files in (actv, then gradients, then the optimizer's state, then
+# "other": mg_direction).
+STEP_PREFIXES = ("actv", "actv_grad", "grad_unreduced", "grad_reduced", "exp_avg", "exp_avg_sq", "param", "other")
 _BEIJING = datetime.timezone(datetime.timedelta(hours=8))   # 1.2.1 names folders in Asia/Shanghai time
 
 
@@ -79,6 +82,9 @@ class TrainerMon:
         cur_time = datetime.datetime.now(_BEIJING).strftime("%b%d_%H-%M-%S")
         self.tensorboard_dir = os.path.join(self.output_base_dir, f"{cur_time}-rank{self.rank}-{self.unique_id}")
         self.pp_stage, self.group_mates = 0, [0]
+        self.distributed = _distributed()
+        self.heatmaps = UrHeatmaps()
+        self.ur_on = False
         if _distributed():
             group = process_group if process_group is not None else dist.group.WORLD
             self.pp_stage = dist.get_group_rank(group, self.rank)
@@ -167,8 +173,11 @@ class TrainerMon:
     def _set_config(self):
         cfg = self.config
         self.has_collect_times = 0
-        if cfg.ur_distribution:
-            log.warning("monitor: ur_distribution (tensorboard heat maps) is not supported; it is left off")
+        # 1.2.1 draws the heat maps with its TensorBoard writer and fails with the others.
+        self.ur_on = cfg.ur_distribution and cfg.format == "tensorboard"
+        if cfg.ur_distribution and not self.ur_on:
+            log.warning(f"monitor: ur_distribution draws heat maps into TensorBoard and needs \"format\": "
+                        f"\"tensorboard\" (not \"{cfg.format}\"); it is left off")
         if not self._rank_monitored():
             self.writer = None
             return
@@ -195,18 +204,24 @@ class TrainerMon:
                 return main
         return param.grad
 
-    def add(self, prefix, tags, tensors):
-        """Hands tensors (None: not a tensor) to the core; accelerator tensors reach the host
-        through the dump's device path (TorchDeviceRecorder.host_views: one transfer per device
-        and dtype; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU tensors that way too)."""
+    @contextlib.contextmanager
+    def on_host(self, tensors):
+        """Host views of tensors (None kept) for a call of the core: accelerator tensors reach the
+        host through the dump's device path (TorchDeviceRecorder.host_views: one transfer per
+        device and dtype; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU tensors that way too)."""
         tensors = [t.detach() if t is not None else None for t in tensors]
         present = [t for t in tensors if t is not None]
         if present and (self.forced_device_path or not all(t.is_cpu for t in present)):
             with self.recorder.host_views(present) as host:
                 hosts = iter(host)
-                self.writer.add(prefix, tags, [next(hosts) if t is not None else None for t in tensors])
+                yield [next(hosts) if t is not None else None for t in tensors]
         else:
-            self.writer.add(prefix, tags, tensors)
+            yield tensors
+
+    def add(self, prefix, tags, tensors):
+        """Hands tensors (None: not a tensor) to the core, through on_host."""
+        with self.on_host(tensors) as host:
+            self.writer.add(prefix, tags, host)
 
     def _register_param_names(self):
         cfg = self.config
@@ -322,13 +337,18 @@ class TrainerMon:
         cfg = self.config
         if cfg.wg_distribution:
             self._collect_wgrads()
-        if cfg.mv_distribution:
-            names, m, v = self.optimizer_state.moments(optimizer, self.params, self.names)
-            if names:
-                self.add("exp_avg", [tag(n, "exp_avg", self.rank) for n in names], m)
-                self.add("exp_avg_sq", [tag(n, "efxp_avg_sq", self.rank) for n in names], v)
+        names, m, v, steps = [], [], [], []
+        if cfg.mv_distribution or cfg.mg_direction or self.ur_on:
+            names, m, v, steps = self.optimizer_state.adam_state(optimizer, self.params, self.names)
+        if cfg.mv_distribution and names:
+            self.add("exp_avg", [tag(n, "exp_avg", self.rank) for n in names], m)
+            self.add("exp_avg_sq", [tag(n, "efxp_avg_sq", self.rank) for n in names], v)
         if cfg.param_distribution:
             self.add("param", list(self.names), self.params)
+        if cfg.mg_direction:
+            add_mg_direction(self, names, m)
+        if self.ur_on and names:
+            self.heatmaps.add(self, optimizer, names, m, v, steps)
 
     def _step_final(self, optimizer):
         if self.monitoring and self.writer is not None and self._selected(self.step) and not self.disabled:
@@ -340,6 +360,8 @@ class TrainerMon:
                     self.output.write(flushed, self.config.ops)
                 alerts.extend(flushed.alerts)
             self.writer.end_step()
+            if self.ur_on:
+                self.heatmaps.draw(self.output, self.step)
             for alert in alerts:
                 log.warning(alert.line)
             if self.anomaly_file is not None:
