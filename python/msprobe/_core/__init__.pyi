@@ -1698,6 +1698,11 @@ class MonitorWriter:
         Summarises host tensors (None: not a tensor) for the next flush of `prefix`.
         """
 
+    def add_sign_matches(self, prefix: str, tags: Sequence[str], grads: Sequence, exp_avgs: Sequence) -> None:
+        """
+        mg_direction: the statistics of each gradient's sign matches with its exp_avg (None: 1.0).
+        """
+
     def flush(self, prefix: str, step: int) -> MonitorFlush:
         """Writes the rows of `prefix` as `step` and checks the alert rules."""
 
@@ -1709,3 +1714,41 @@ class MonitorWriter:
 
     def clear(self) -> None:
         """Drops every row not flushed."""
+
+class MonitorHeatmap:
+    """A heat map of histograms along steps (ur_distribution)."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def tag(self) -> str: ...
+
+    @property
+    def counts(self) -> list[list[float]]:
+        """counts[bin][column], a column per monitored step"""
+
+HEATMAP_BINS: int = 30
+
+class AdamHeatmaps:
+    """Adam's update and ratio histograms along steps (ur_distribution)."""
+
+    def __init__(self) -> None: ...
+
+    def add(self, update_tags: Sequence[str], ratio_tags: Sequence[str], exp_avgs: Sequence, exp_avg_sqs: Sequence, steps: object, beta1: float, beta2: float, eps: float) -> None:
+        """
+        Histograms Adam's bias-corrected update and ratio of each parameter (steps: a tensor of their optimizer step counts) as the next column of its heat maps.
+        """
+
+    def take(self) -> list[MonitorHeatmap]:
+        """The heat maps that got a column since the last take."""
+
+    def clear(self) -> None:
+        """Forgets every heat map."""
