@@ -14,8 +14,9 @@ PyTorch) with its config in a fresh temporary folder, MONITOR_OUTPUT_DIR=out, an
                               and the last image of IMAGE_PARAM's tags (PNG, "/" as "~").
 and csv2tb.json: 1.2.1's csv2tensorboard_by_step of all/rank0 (in a folder named
 "Dec03_21-34-40-rank0-00000000"), {data_type: {tag: [[step, value], ...]}} read back the same way.
---only CASE remakes one case alone, --only csv2tb that file alone; and print_struct/module_struct.json: 1.2.1's print_struct
-file of the same model (1.2.1 then stops the run with an exception), --only print_struct."""
+--only CASE remakes one case alone, --only csv2tb that file alone; and
+print_struct/module_struct.json: 1.2.1's print_struct file of the same model (1.2.1 then stops
+the run with an exception), --only print_struct."""
 import argparse
 import glob
 import json
