@@ -6,9 +6,11 @@ alternate steps.
     python bench/monitor_step.py --mode wg --steps 16 --warmup 2 --out result.json
 
 Modes: wg (weight gradients: wg_distribution), xy (activations and their gradients of the decoder
-blocks h.0 .. h.3, as 1.2.1's performance baseline monitors layers); ops min, max, norm, mean,
-format csv, every step. The script runs with whichever msprobe its interpreter imports (ours, or
-the original 1.2.1 with params_have_main_grad=False, which it needs on plain PyTorch).
+blocks h.0 .. h.3, as 1.2.1's performance baseline monitors layers), mg (mg_direction: every
+parameter's gradient against AdamW's exp_avg); ops min, max, norm, mean, format csv, every step.
+The script runs with whichever msprobe its interpreter imports (ours, or the original 1.2.1 with
+params_have_main_grad=False, which it needs on plain PyTorch, and for mg
+opt_ty="Megatron_FP32Optimizer", without which it finds no exp_avg and fails).
 
 Alternate steps: the monitor's hooks (module forward and backward hooks, the parameters'
 post-accumulate-grad hooks, torch's global optimizer step hooks) are emptied and restored, so that
@@ -21,13 +23,15 @@ import time
 import gpt_step
 import step_script
 
-MODES = ("wg", "xy")
+MODES = ("wg", "xy", "mg")
 OPS = ["min", "max", "norm", "mean"]
 
 
 def config_of(mode):
     if mode == "wg":
         return {"wg_distribution": True, "ops": OPS, "format": "csv"}
+    if mode == "mg":
+        return {"mg_direction": True, "ops": OPS, "format": "csv"}
     return {"targets": {f"h.{i}": {} for i in range(gpt_step.N_LAYER)}, "xy_distribution": True, "ops": OPS,
             "format": "csv"}
 
@@ -70,7 +74,11 @@ def main():
     from msprobe.pytorch import TrainerMon
     cfg_path = os.path.join(work, "config.json")
     step_script.write_config(cfg_path, config_of(args.mode))
-    mon = TrainerMon(cfg_path) if package == "ours" else TrainerMon(cfg_path, params_have_main_grad=False)
+    if package == "ours":
+        mon = TrainerMon(cfg_path)
+    else:
+        mon = TrainerMon(cfg_path, params_have_main_grad=False,
+                         opt_ty="Megatron_FP32Optimizer" if args.mode == "mg" else None)
     mon.monitor_gnorm_with_ad(model, grad_acc_steps=1)
     switch = HookSwitch(torch, model)
     setup_s = time.perf_counter() - t_import

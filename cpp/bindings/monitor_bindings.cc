@@ -38,25 +38,7 @@ using msprobe::RecordClass;
 
 namespace {
 
-void add_tensors(MonitorWriter& w, const std::string& prefix, const std::vector<std::string>& tags,
-                 nb::sequence tensors) {
-  std::vector<msprobe::PyTensor> held;
-  std::vector<const msprobe::TensorView*> views;
-  const size_t n = nb::len(tensors);
-  held.reserve(n);
-  std::vector<bool> present;
-  for (nb::handle t : tensors) {
-    const bool is_tensor = !t.is_none() && nb::hasattr(t, "__dlpack__");
-    present.push_back(is_tensor);
-    if (is_tensor) held.push_back(msprobe::host_tensor_arg(t, "MonitorWriter.add"));
-  }
-  size_t k = 0;
-  for (bool p : present) views.push_back(p ? &held[k++].view : nullptr);
-  nb::gil_scoped_release release;
-  w.add(prefix, tags, views);
-}
-
-// Host views of a sequence of tensors (None kept as nullptr).
+// Host views of a sequence of tensors; None or anything else that is not a tensor is a nullptr.
 struct HeldTensors {
   std::vector<msprobe::PyTensor> held;
   std::vector<const msprobe::TensorView*> views;
@@ -64,13 +46,21 @@ struct HeldTensors {
     std::vector<bool> present;
     held.reserve(nb::len(tensors));
     for (nb::handle t : tensors) {
-      present.push_back(!t.is_none());
-      if (!t.is_none()) held.push_back(msprobe::host_tensor_arg(t, what));
+      const bool is_tensor = !t.is_none() && nb::hasattr(t, "__dlpack__");
+      present.push_back(is_tensor);
+      if (is_tensor) held.push_back(msprobe::host_tensor_arg(t, what));
     }
     size_t k = 0;
     for (bool p : present) views.push_back(p ? &held[k++].view : nullptr);
   }
 };
+
+void add_tensors(MonitorWriter& w, const std::string& prefix, const std::vector<std::string>& tags,
+                 nb::sequence tensors) {
+  HeldTensors h(tensors, "MonitorWriter.add");
+  nb::gil_scoped_release release;
+  w.add(prefix, tags, h.views);
+}
 
 void add_sign_matches(MonitorWriter& w, const std::string& prefix, const std::vector<std::string>& tags,
                       nb::sequence grads, nb::sequence exp_avgs) {

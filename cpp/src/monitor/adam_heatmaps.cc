@@ -66,8 +66,9 @@ void AdamHeatmaps::add(const std::vector<std::string>& update_tags,
                 "AdamHeatmaps.add: as many update and ratio tags as parameters");
   for (size_t i = 0; i < moments.size(); ++i) {
     const AdamMoments& mv = moments[i];
-    MSPROBE_CHECK(mv.exp_avg && mv.exp_avg_sq && mv.exp_avg->numel() == mv.exp_avg_sq->numel(), InvalidInput,
-                  "ur_distribution: " + update_tags[i] + ": exp_avg and exp_avg_sq differ in size");
+    MSPROBE_CHECK(
+        mv.exp_avg && mv.exp_avg_sq && mv.exp_avg->numel() == mv.exp_avg_sq->numel(), InvalidInput,
+        "ur_distribution: " + update_tags[i] + ": exp_avg and exp_avg_sq must be tensors of one size");
     std::vector<double> update(kHeatmapBins, 0.0), ratio(kHeatmapBins, 0.0);
     if (mv.exp_avg->dtype == DType::kFloat64) {
       update_ratio_histograms<double>(mv, beta1, beta2, eps, update.data(), ratio.data());
