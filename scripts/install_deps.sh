@@ -46,7 +46,8 @@ fi
 # nanobind is pinned too: its stubgen writes the checked-in python/msprobe/_core/*.pyi, and
 # tests/test_core_stubs.py compares them text for text. transformers is pinned as well: the real-client
 # fixtures (tests/fixtures/original_1.2.1/transformers) hold 5.24.0's module and API names.
-# matplotlib: GradComparator's pictures (grad_probe, the "grad" extra).
+# matplotlib: GradComparator's pictures (grad_probe, the "grad" extra) and TrainerMon's
+# ur_distribution heat maps (the "monitor" extra); its pillow decodes them in the monitor tests.
 # tensorboard: the training monitor's format "tensorboard" (TrainerMon), read back by its tests.
 # accelerate: transformers' Trainer needs it (the monitor's Trainer test); torch stays the pinned CPU one.
 $PY -m pip install -q "torch==2.13.0" numpy pyyaml pytest scikit-build-core "nanobind==3.1.0" cmake ninja \

@@ -25,7 +25,7 @@ from msprobe.pytorch.monitor.mg_direction import add_mg_direction
 from msprobe.pytorch.monitor.module_hooks import WeightGradHooks, XYHooks, param_struct
 from msprobe.pytorch.monitor.module_names import VPP_SEP, squash_param_name, tag
 from msprobe.pytorch.monitor.optimizer_state import OptimizerState
-from msprobe.pytorch.monitor.ur_heatmaps import UrHeatmaps
+from msprobe.pytorch.monitor.ur_heatmaps import UrHeatmaps, ur_enabled
 
 DEFAULT_OUTPUT_DIR = "./monitor_output"
 # The order 1.2.1 writes a step's files in (actv, then gradients, then the optimizer's state, then
@@ -173,11 +173,7 @@ class TrainerMon:
     def _set_config(self):
         cfg = self.config
         self.has_collect_times = 0
-        # 1.2.1 draws the heat maps with its TensorBoard writer and fails with the others.
-        self.ur_on = cfg.ur_distribution and cfg.format == "tensorboard"
-        if cfg.ur_distribution and not self.ur_on:
-            log.warning(f"monitor: ur_distribution draws heat maps into TensorBoard and needs \"format\": "
-                        f"\"tensorboard\" (not \"{cfg.format}\"); it is left off")
+        self.ur_on = ur_enabled(cfg)
         if not self._rank_monitored():
             self.writer = None
             return

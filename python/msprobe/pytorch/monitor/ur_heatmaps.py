@@ -6,12 +6,30 @@ drawn as an image of that step.
 
 The core (msprobe._core.AdamHeatmaps) computes the update, the ratio and their histograms, and
 keeps the columns; Python draws the image with matplotlib."""
+import importlib.util
+
 import torch
 
 from msprobe import _core
 from msprobe.core import log
 
 UPDATE, RATIO = "adam_update", "adam_ratio"
+
+
+def ur_enabled(cfg):
+    """Whether the config's ur_distribution can be drawn; one line says why not."""
+    if not cfg.ur_distribution:
+        return False
+    # 1.2.1 draws with its TensorBoard writer, and fails with the csv one.
+    if cfg.format != "tensorboard":
+        log.warning(f"monitor: ur_distribution draws heat maps into TensorBoard and needs \"format\": "
+                    f"\"tensorboard\" (not \"{cfg.format}\"); it is left off")
+        return False
+    if importlib.util.find_spec("matplotlib") is None:
+        log.warning("monitor: ur_distribution draws its heat maps with matplotlib, which is not installed; "
+                    "it is left off")
+        return False
+    return True
 
 
 def _step_counts(steps):
