@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include "msprobe/base/error.h"
 #include "msprobe/tensor/element_reader.h"
@@ -20,17 +22,36 @@ int sign_of(T v) {
   return (int)(v > 0) - (int)(v < 0);
 }
 
+// int32 partial sums over chunks that cannot overflow them, so that the loop vectorises.
+template <typename T>
+int64_t block_sum(const T* __restrict a, const T* __restrict b, int64_t n) {
+  constexpr int64_t kChunk = int64_t{1} << 30;
+  int64_t sum = 0;
+  for (int64_t off = 0; off < n; off += kChunk) {
+    const int64_t end = std::min(n, off + kChunk);
+    int32_t part = 0;
+    for (int64_t i = off; i < end; ++i) part += sign_of(a[i]) * sign_of(b[i]);
+    sum += part;
+  }
+  return sum;
+}
+
 template <typename T>
 int64_t sign_product_sum(const TensorView& a, const TensorView& b) {
+  const int64_t n = a.numel();
+  const bool in_place = std::is_same<T, float>::value && a.dtype == DType::kFloat32 &&
+                        b.dtype == DType::kFloat32 && a.is_contiguous() && b.is_contiguous();
+  if (in_place) {  // the common case: read both where they are
+    return block_sum(static_cast<const T*>(a.data), static_cast<const T*>(b.data), n);
+  }
   ElementReader ra(a), rb(b);
   std::vector<T> xa(kBlock), xb(kBlock);
   int64_t sum = 0;
-  const int64_t n = a.numel();
   for (int64_t off = 0; off < n; off += kBlock) {
     const int64_t m = std::min(kBlock, n - off);
     ra.read(m, xa.data());
     rb.read(m, xb.data());
-    for (int64_t i = 0; i < m; ++i) sum += sign_of(xa[i]) * sign_of(xb[i]);
+    sum += block_sum(xa.data(), xb.data(), m);
   }
   return sum;
 }
