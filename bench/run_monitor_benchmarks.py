@@ -12,8 +12,8 @@ every step monitored, ops min/max/norm/mean, format csv). Each process runs moni
 alternate steps, so that both see the same load of this shared machine; the ratio is median
 monitor-on step / median monitor-off step, pooled over the processes of a package. Processes
 interleave as in run_benchmarks.py. Targets (issue 21): wg overhead at most 2% of step time (ours);
-xy overhead (ratio - 1) of the original at least 3x ours; mg is measured, without a target. Raw per-process JSON and logs:
-build/bench-results/monitor-<timestamp>/.
+xy overhead (ratio - 1) of the original at least 3x ours; mg is measured, without a target.
+Raw per-process JSON and logs: build/bench-results/monitor-<timestamp>/.
 """
 import argparse
 import json
