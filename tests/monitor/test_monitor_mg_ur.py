@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import torch
-from conftest import TESTS_DIR
+from conftest import TESTS_DIR, run_python
 from tolerances import kernel_rtol
 
 from msprobe import _core
@@ -183,3 +183,36 @@ def test_histc_bins_at_the_edges_as_torch():
     expected = torch.histc(x, 30, -1, 1)
     assert torch.equal(torch.tensor(ratio.counts, dtype=torch.float32)[:, 0], expected)
     assert torch.equal(torch.tensor(update.counts, dtype=torch.float32)[:, 0], expected)
+
+
+DISTRIBUTED_RUN = r"""
+import os, sys, torch, torch.distributed as dist
+sys.path.insert(0, sys.argv[1])
+from monitor_net import Net, batch
+dist.init_process_group("gloo", init_method="file://" + os.path.abspath("store"), rank=0, world_size=1)
+from msprobe.pytorch import TrainerMon
+torch.manual_seed(0)
+model = Net()
+opt = torch.optim.Adam(model.parameters(), lr=0.0625)
+TrainerMon("config.json").monitor_gnorm_with_ad(model, optimizer=opt)
+for step in range(3):
+    opt.zero_grad()
+    (model(batch(step)).sum() ** 2).backward()
+    opt.step()
+dist.destroy_process_group()
+"""
+
+
+def test_ur_distribution_names_the_rank_when_distributed(tmp_path):
+    """Distributed, 1.2.1 puts the rank in the heat maps' tags: {param}/rank{R}/adam_update
+    (one gloo rank, a file store: no port)."""
+    pytest.importorskip("tensorboard")
+    with open(tmp_path / "config.json", "w") as f:
+        json.dump({"ur_distribution": True, "ops": ["norm"], "format": "tensorboard"}, f)
+    run_python(DISTRIBUTED_RUN, os.path.dirname(os.path.abspath(__file__)), cwd=str(tmp_path),
+               env={"MONITOR_OUTPUT_DIR": "out"})
+    acc = _images(the_rank_dir(tmp_path / "out"))
+    tags = sorted(acc.Tags()["images"])
+    assert "0:head.weight/rank0/adam_update" in tags and "0:head.weight/rank0/adam_ratio" in tags
+    assert len(tags) == 12 and all("/rank0/adam_" in t for t in tags)
+    assert [e.step for e in acc.Images("0:head.weight/rank0/adam_ratio")] == [1, 2]
