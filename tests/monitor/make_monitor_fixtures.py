@@ -12,7 +12,7 @@ PyTorch) with its config in a fresh temporary folder, MONITOR_OUTPUT_DIR=out, an
                               tensorboard's EventAccumulator.
 and csv2tb.json: 1.2.1's csv2tensorboard_by_step of all/rank0 (in a folder named
 "Dec03_21-34-40-rank0-00000000"), {data_type: {tag: [[step, value], ...]}} read back the same way.
---only csv2tb makes that file alone; and print_struct/module_struct.json: 1.2.1's print_struct
+--only csv2tb makes that file alone, --only CASE one case; and print_struct/module_struct.json: 1.2.1's print_struct
 file of the same model (1.2.1 then stops the run with an exception), --only print_struct."""
 import argparse
 import glob
@@ -42,6 +42,11 @@ CASES = {
     "tensorboard": ({"xy_distribution": True, "forward_only": True, "mv_distribution": True,
                      "ops": ["norm", "mean"], "format": "tensorboard"},
                     ["--optim", "adamw", "--steps", "3"]),
+    # Two micro-batches per step: activations of each ("_0", "_1"), the accumulated weight
+    # gradients, Adam.
+    "grad_acc": ({"xy_distribution": True, "wg_distribution": True, "mv_distribution": True,
+                  "ops": ["min", "max", "norm", "mean"], "format": "csv"},
+                 ["--optim", "adam", "--steps", "3", "--grad-acc", "2"]),
 }
 
 READ_TB = """
@@ -92,12 +97,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
     ap.add_argument("--out", default=FIXTURES)
-    ap.add_argument("--only", choices=["csv2tb", "print_struct"])
+    ap.add_argument("--only", choices=["csv2tb", "print_struct", *CASES])
     args = ap.parse_args()
     python = os.path.abspath(args.python)
     for case, (config, net_args) in CASES.items():
-        if args.only:
-            break
+        if args.only and args.only != case:
+            continue
         dst = os.path.join(args.out, case)
         shutil.rmtree(dst, ignore_errors=True)
         os.makedirs(dst)

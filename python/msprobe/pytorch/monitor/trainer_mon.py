@@ -195,18 +195,19 @@ class TrainerMon:
                 return main
         return param.grad
 
-    def add(self, prefix, tags, tensors):
+    def add(self, prefix, tags, tensors, group=""):
         """Hands tensors (None: not a tensor) to the core; accelerator tensors reach the host
         through the dump's device path (TorchDeviceRecorder.host_views: one transfer per device
-        and dtype; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU tensors that way too)."""
+        and dtype; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU tensors that way too). The rows of one
+        `group` are written together."""
         tensors = [t.detach() if t is not None else None for t in tensors]
         present = [t for t in tensors if t is not None]
         if present and (self.forced_device_path or not all(t.is_cpu for t in present)):
             with self.recorder.host_views(present) as host:
                 hosts = iter(host)
-                self.writer.add(prefix, tags, [next(hosts) if t is not None else None for t in tensors])
+                self.writer.add(prefix, tags, [next(hosts) if t is not None else None for t in tensors], group)
         else:
-            self.writer.add(prefix, tags, tensors)
+            self.writer.add(prefix, tags, tensors, group)
 
     def _register_param_names(self):
         cfg = self.config
