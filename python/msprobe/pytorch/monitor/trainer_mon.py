@@ -311,11 +311,10 @@ class TrainerMon:
 
     def _collect_wgrads(self):
         names, grads = [], []
-        for param, name in zip(self.params, self.names):
-            if name in self.duplicate:
-                continue
-            grad = self.grad_of(param)
-            if grad is None:
+        # DeepSpeed ZeRO: the pieces of the flat fp32 partitions' gradient, as 1.2.1 reads them.
+        partitioned = self.optimizer_state.partition_grads(self.params, self.names)
+        for name, grad in zip(*partitioned) if partitioned is not None else zip(self.names, map(self.grad_of, self.params)):
+            if name in self.duplicate or grad is None:
                 continue
             names.append(tag(name, "post_grad", self.rank))
             grads.append(grad)
