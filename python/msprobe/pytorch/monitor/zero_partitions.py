@@ -28,13 +28,13 @@ def _rank_and_world():
 class ZeroPartitions:
     def __init__(self, stage3):
         self.stage3 = stage3
-        self.wrapped = None
+        self.wrapped = self.params = None   # what the layout was made for
         self.sizes = []    # per group: the split of its flat partition (pieces and gaps)
         self.picks = []    # (group, piece, parameter index), in the order of the parameters
         self.warned = set()
 
     def _layout(self, wrapped, params):
-        if wrapped is self.wrapped:
+        if wrapped is self.wrapped and params is self.params:
             return
         index = {p: i for i, p in enumerate(params)}
         flats = self._flats(wrapped)
@@ -66,7 +66,7 @@ class ZeroPartitions:
                 sizes.append(size - at)    # the rest: padding, or parameters of the next ranks
             self.sizes.append(sizes)
         self.picks.sort(key=lambda pick: pick[2])
-        self.wrapped = wrapped
+        self.wrapped, self.params = wrapped, params
 
     def _views(self, tensors, names, what):
         """[(name, view)] of the pieces in the groups' flat tensors (a group's None: none of it)."""
@@ -75,7 +75,7 @@ class ZeroPartitions:
             if t is not None and t.numel() != sum(self.sizes[g]):
                 self._warn(what, f"{what} of group {g} has {t.numel()} elements, its partition {sum(self.sizes[g])}")
                 t = None
-            split.append(t.reshape(-1).split(self.sizes[g]) if t is not None else None)
+            split.append(t.reshape(-1).split(self.sizes[g]) if t is not None and self.sizes[g] else None)
         return [(names[i], split[g][k]) for g, k, i in self.picks if split[g] is not None]
 
     def _warn(self, key, text):
