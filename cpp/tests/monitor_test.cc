@@ -164,8 +164,9 @@ TEST(MonitorWriter, RowsOfAGroupStayTogether) {
   w.add("actv", {"0:fc2_0/rank0/output"}, {&vb}, "0:fc2");
   w.add("actv", {"0:fc1_1/rank0/output"}, {&vb}, "0:fc1");
   w.add("actv", {"0:fc2_1/rank0/output"}, {&va}, "0:fc2");
-  EXPECT_EQ(w.pending("actv").tags, (std::vector<std::string>{"0:fc1_0/rank0/output", "0:fc1_1/rank0/output",
-                                                              "0:fc2_0/rank0/output", "0:fc2_1/rank0/output"}));
+  EXPECT_EQ(w.pending("actv").tags,
+            (std::vector<std::string>{"0:fc1_0/rank0/output", "0:fc1_1/rank0/output", "0:fc2_0/rank0/output",
+                                      "0:fc2_1/rank0/output"}));
   const MonitorFlush f = w.flush("actv", 0);
   EXPECT_EQ(f.values, (std::vector<std::vector<double>>{{1}, {2}, {2}, {1}}));
   w.add("actv_grad", {"0:fc2_0/rank0/output_grad"}, {&va});  // no group: call order

@@ -313,7 +313,9 @@ class TrainerMon:
         names, grads = [], []
         # DeepSpeed ZeRO: the pieces of the flat fp32 partitions' gradient, as 1.2.1 reads them.
         partitioned = self.optimizer_state.partition_grads(self.params, self.names)
-        for name, grad in zip(*partitioned) if partitioned is not None else zip(self.names, map(self.grad_of, self.params)):
+        if partitioned is None:
+            partitioned = self.names, map(self.grad_of, self.params)
+        for name, grad in zip(*partitioned):
             if name in self.duplicate or grad is None:
                 continue
             names.append(tag(name, "post_grad", self.rank))
