@@ -103,12 +103,17 @@ def struct_golden(python, dst):
         shutil.copy(os.path.join(work, "out", "module_struct.json"), dst)
 
 
-def zero_golden(python, dst, net_args, port):
-    from zero_net import run_ranks
+def fresh_case(dst, config):
+    """An empty case folder with its config.json."""
     shutil.rmtree(dst, ignore_errors=True)
     os.makedirs(dst)
     with open(os.path.join(dst, "config.json"), "w") as f:
-        json.dump(ZERO_CONFIG, f, indent=1)
+        json.dump(config, f, indent=1)
+
+
+def zero_golden(python, dst, net_args, port):
+    from zero_net import run_ranks
+    fresh_case(dst, ZERO_CONFIG)
     with tempfile.TemporaryDirectory() as work:
         shutil.copy(os.path.join(dst, "config.json"), work)
         outs = run_ranks(python, work, [*net_args, "--config", "config.json", "--as-121"], port)
@@ -130,10 +135,7 @@ def main():
         if args.only and args.only != case:
             continue
         dst = os.path.join(args.out, case)
-        shutil.rmtree(dst, ignore_errors=True)
-        os.makedirs(dst)
-        with open(os.path.join(dst, "config.json"), "w") as f:
-            json.dump(config, f, indent=1)
+        fresh_case(dst, config)
         with tempfile.TemporaryDirectory() as work:
             shutil.copy(os.path.join(dst, "config.json"), work)
             env = dict(os.environ, MONITOR_OUTPUT_DIR="out")

@@ -4,6 +4,7 @@ gradients of each rank's flat fp32 partition as 1.2.1 reads them (fixtures zero2
 tests/fixtures/monitor_1.2.1), every element of a parameter on exactly one rank, losses
 unchanged."""
 import csv
+import json
 import math
 import os
 import shutil
@@ -24,7 +25,7 @@ FIXTURES = os.path.join(TESTS_DIR, "fixtures", "monitor_1.2.1")
 def train(work, net_args, port, monitor=True):
     os.makedirs(work, exist_ok=True)
     with open(os.path.join(work, "config.json"), "w") as f:
-        f.write(str(ZERO_CONFIG).replace("'", '"').replace("True", "true"))
+        json.dump(ZERO_CONFIG, f)
     args = [*net_args, "--config", "config.json", *([] if monitor else ["--no-monitor"])]
     return [losses(out) for out in run_ranks(sys.executable, str(work), args, port,
                                              env={"PYTHONPATH": TESTS_DIR})]
