@@ -46,7 +46,8 @@ def row(rank_dir, name, param):
 
 
 @pytest.mark.parametrize("case, port", [("zero2", 29701), ("zero3", 29711)])
-def test_moments_and_gradients_as_original(tmp_path, case, port):
+def test_moments_and_gradients_as_original(tmp_path, case, port, device_path):
+    port += 100 if device_path == "forced" else 0   # the pieces through the device path too
     on = train(tmp_path / "on", ZERO_CASES[case], port)
     assert on == train(tmp_path / "off", ZERO_CASES[case], port + 5, monitor=False)   # bit for bit
     assert on[0] == losses(open(os.path.join(FIXTURES, case, "stdout.txt")).read())
