@@ -2,7 +2,7 @@
 // statistics run with the GIL released.
 //   load_monitor_config(path) -> MonitorConfig
 //   MonitorWriter(dir, ops, eps, ndigits, step_count_per_record, rules, csv)
-//       .add(prefix, tags, tensors)     one call per hook or per step; None: not a tensor
+//       .add(prefix, tags, tensors, group="")   one call per hook or per step; None: not a tensor
 //       .add_sign_matches(prefix, tags, grads, exp_avgs)   mg_direction; exp_avg None: 1.0
 //       .flush(prefix, step) -> MonitorFlush
 //   AdamHeatmaps().add(update_tags, ratio_tags, exp_avgs, exp_avg_sqs, steps, beta1, beta2, eps),
@@ -56,10 +56,10 @@ struct HeldTensors {
 };
 
 void add_tensors(MonitorWriter& w, const std::string& prefix, const std::vector<std::string>& tags,
-                 nb::sequence tensors) {
+                 nb::sequence tensors, const std::string& group) {
   HeldTensors h(tensors, "MonitorWriter.add");
   nb::gil_scoped_release release;
-  w.add(prefix, tags, h.views);
+  w.add(prefix, tags, h.views, group);
 }
 
 void add_sign_matches(MonitorWriter& w, const std::string& prefix, const std::vector<std::string>& tags,
@@ -222,8 +222,9 @@ void bind_monitor(nb::module_& m) {
             new (w) MonitorWriter(std::move(o));
           },
           "dir"_a, "ops"_a, "eps"_a, "ndigits"_a, "step_count_per_record"_a, "rules"_a, "csv"_a, "rank"_a = 0)
-      .def("add", &add_tensors, "prefix"_a, "tags"_a, "tensors"_a,
-           "Summarises host tensors (None: not a tensor) for the next flush of `prefix`.")
+      .def("add", &add_tensors, "prefix"_a, "tags"_a, "tensors"_a, "group"_a = "",
+           "Summarises host tensors (None: not a tensor) for the next flush of `prefix`; the rows "
+           "of one `group` are flushed together.")
       .def("add_sign_matches", &add_sign_matches, "prefix"_a, "tags"_a, "grads"_a, "exp_avgs"_a,
            "mg_direction: the statistics of each gradient's sign matches with its exp_avg (None: 1.0).")
       .def(

@@ -180,4 +180,27 @@ TEST(MonitorWriter, RowsAlertsAndAnomalyFiles) {
   EXPECT_THROW(earliest_anomalies(top, 0, {}), InvalidInput);
 }
 
+TEST(MonitorWriter, RowsOfAGroupStayTogether) {
+  MonitorWriterOptions o;
+  o.dir = join_path(temp_dir("group"), "rank0");
+  o.ops = {"max"};
+  MonitorWriter w(o);
+  std::vector<float> a{1}, b{2};
+  const TensorView va = view_of(a, DType::kFloat32), vb = view_of(b, DType::kFloat32);
+  // Two micro-batches through fc1 then fc2: 1.2.1 writes fc1's rows, then fc2's.
+  w.add("actv", {"0:fc1_0/rank0/output"}, {&va}, "0:fc1");
+  w.add("actv", {"0:fc2_0/rank0/output"}, {&vb}, "0:fc2");
+  w.add("actv", {"0:fc1_1/rank0/output"}, {&vb}, "0:fc1");
+  w.add("actv", {"0:fc2_1/rank0/output"}, {&va}, "0:fc2");
+  EXPECT_EQ(w.pending("actv").tags,
+            (std::vector<std::string>{"0:fc1_0/rank0/output", "0:fc1_1/rank0/output", "0:fc2_0/rank0/output",
+                                      "0:fc2_1/rank0/output"}));
+  const MonitorFlush f = w.flush("actv", 0);
+  EXPECT_EQ(f.values, (std::vector<std::vector<double>>{{1}, {2}, {2}, {1}}));
+  w.add("actv_grad", {"0:fc2_0/rank0/output_grad"}, {&va});  // no group: call order
+  w.add("actv_grad", {"0:fc1_0/rank0/output_grad"}, {&va});
+  EXPECT_EQ(w.flush("actv_grad", 0).tags,
+            (std::vector<std::string>{"0:fc2_0/rank0/output_grad", "0:fc1_0/rank0/output_grad"}));
+}
+
 }  // namespace

@@ -64,9 +64,12 @@ class MonitorWriter {
   explicit MonitorWriter(MonitorWriterOptions options);
 
   // Summarises tensors[i] (nullptr: not a tensor, every statistic NaN) for tags[i] under
-  // `prefix`. Thread-safe (backward hooks may run on autograd threads).
+  // `prefix`. Thread-safe (backward hooks may run on autograd threads). Rows are flushed in the
+  // order they were first added, except that the rows of one non-empty `group` stay together at
+  // the place of the group's first row (1.2.1 writes a module's activations of every
+  // micro-batch one after the other: "fc1_0", "fc1_1", then "fc2_0", ...).
   void add(const std::string& prefix, const std::vector<std::string>& tags,
-           const std::vector<const TensorView*>& tensors);
+           const std::vector<const TensorView*>& tensors, const std::string& group = "");
   // mg_direction: the statistics of each parameter's sign_matches(grads[i], exp_avgs[i])
   // (sign_matches.h; exp_avgs[i] nullptr: 1.0), a 0-d value as 1.2.1 summarises it, for tags[i].
   void add_sign_matches(const std::string& prefix, const std::vector<std::string>& tags,
@@ -91,6 +94,12 @@ class MonitorWriter {
     std::vector<std::string> tags;
     std::vector<std::vector<double>> values;
     std::map<std::string, size_t> index;  // a tag added again in a step replaces its values
+    std::vector<size_t> rank;             // per row: its group's place (rows of no group: their own)
+    std::map<std::string, size_t> groups;
+    size_t next_rank = 0;
+    bool grouped = false;
+    // The rows in flush order (the rows of a group together, groups in first-seen order).
+    void order();
   };
   struct Running {
     double avg = 0;
