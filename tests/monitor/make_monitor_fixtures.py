@@ -17,7 +17,8 @@ and csv2tb.json: 1.2.1's csv2tensorboard_by_step of all/rank0 (in a folder named
 --only csv2tb makes that file alone, --only CASE one case; and print_struct/module_struct.json:
 1.2.1's print_struct file of the same model (1.2.1 then stops the run with an exception),
 --only print_struct; and zero2/, zero3/: the DeepSpeed ZeRO stand-ins of zero_net.py on two gloo
-ranks ({case}/rank0, {case}/rank1, config.json, rank 0's stdout.txt), --only zero2 / zero3."""
+ranks ({case}/rank0, {case}/rank1, config.json, rank 0's stdout.txt), --only zero2 / zero3, and
+zero2_mg/, zero3_mg/ the same with mg_direction, --only zero2_mg / zero3_mg."""
 import argparse
 import glob
 import json
@@ -68,6 +69,9 @@ CASES = {
 ZERO_CONFIG = {"wg_distribution": True, "mv_distribution": True, "ops": ["min", "max", "norm", "mean"],
                "format": "csv"}
 ZERO_CASES = {"zero2": ["--stage", "2", "--steps", "3"], "zero3": ["--stage", "3", "--steps", "3"]}
+# mg_direction on the ZeRO stand-ins: the partitions' gradient and exp_avg pieces.
+ZERO_MG_CONFIG = {"mg_direction": True, "ops": ["min", "max", "norm", "zeros", "nans", "mean"], "format": "csv"}
+ZERO_MG_CASES = {"zero2_mg": ZERO_CASES["zero2"], "zero3_mg": ZERO_CASES["zero3"]}
 
 READ_TB = """
 import json, sys
@@ -139,9 +143,9 @@ def fresh_case(dst, config):
         json.dump(config, f, indent=1)
 
 
-def zero_golden(python, dst, net_args, port):
+def zero_golden(python, dst, net_args, port, config=ZERO_CONFIG):
     from zero_net import run_ranks
-    fresh_case(dst, ZERO_CONFIG)
+    fresh_case(dst, config)
     with tempfile.TemporaryDirectory() as work:
         shutil.copy(os.path.join(dst, "config.json"), work)
         outs = run_ranks(python, work, [*net_args, "--config", "config.json", "--as-121"], port)
@@ -156,7 +160,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
     ap.add_argument("--out", default=FIXTURES)
-    ap.add_argument("--only", choices=["csv2tb", "print_struct", *CASES, *ZERO_CASES])
+    ap.add_argument("--only", choices=["csv2tb", "print_struct", *CASES, *ZERO_CASES, *ZERO_MG_CASES])
     args = ap.parse_args()
     python = os.path.abspath(args.python)
     for case, (config, net_args) in CASES.items():
@@ -193,6 +197,9 @@ def main():
     for port, (case, net_args) in enumerate(ZERO_CASES.items(), 29650):
         if args.only in (None, case):
             zero_golden(python, os.path.join(args.out, case), net_args, port)
+    for port, (case, net_args) in enumerate(ZERO_MG_CASES.items(), 29660):
+        if args.only in (None, case):
+            zero_golden(python, os.path.join(args.out, case), net_args, port, ZERO_MG_CONFIG)
 
 
 if __name__ == "__main__":

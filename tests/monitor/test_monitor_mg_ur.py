@@ -16,7 +16,7 @@ from tolerances import kernel_rtol
 from msprobe import _core
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_monitor_fixtures import CASES, IMAGE_PARAM  # noqa: E402
+from make_monitor_fixtures import CASES, IMAGE_PARAM, ZERO_MG_CASES, ZERO_MG_CONFIG  # noqa: E402
 from monitor_checks import assert_csv_as_original, losses, run_net, the_rank_dir  # noqa: E402
 
 FIXTURES = os.path.join(TESTS_DIR, "fixtures", "monitor_1.2.1")
@@ -216,3 +216,47 @@ def test_ur_distribution_names_the_rank_when_distributed(tmp_path):
     assert "0:head.weight/rank0/adam_update" in tags and "0:head.weight/rank0/adam_ratio" in tags
     assert len(tags) == 12 and all("/rank0/adam_" in t for t in tags)
     assert [e.step for e in acc.Images("0:head.weight/rank0/adam_ratio")] == [1, 2]
+
+
+@pytest.mark.parametrize("stage, port", [("2", 29741), ("3", 29751)])
+def test_mg_direction_and_heatmaps_with_zero_partitions(tmp_path, stage, port):
+    """DeepSpeed ZeRO stand-ins (zero_net.py, two gloo ranks): mg_direction compares the pieces of
+    the flat fp32 partitions' gradient and exp_avg (as 1.2.1 does), the heat maps are those of
+    the pieces; every step of both ranks, losses unchanged."""
+    pytest.importorskip("tensorboard")
+    from zero_net import run_ranks
+    config = {"mg_direction": True, "ur_distribution": True, "ops": ["mean"], "format": "tensorboard"}
+    outs = {}
+    for what, extra in (("on", []), ("off", ["--no-monitor"])):
+        os.makedirs(tmp_path / what)
+        with open(tmp_path / what / "config.json", "w") as f:
+            json.dump(config, f)
+        outs[what] = run_ranks(sys.executable, str(tmp_path / what),
+                               ["--stage", stage, "--steps", "3", "--config", "config.json", *extra],
+                               port + (what == "off"), env={"PYTHONPATH": TESTS_DIR})
+    assert [losses(o) for o in outs["on"]] == [losses(o) for o in outs["off"]]
+    for rank in (0, 1):
+        acc = _images(the_rank_dir(tmp_path / "on" / "out", rank))
+        scalars = acc.Tags()["scalars"]
+        assert scalars and all(t.endswith("/mg_direction_mean") and f"/rank{rank}/" in t for t in scalars)
+        for t in scalars:
+            values = [(e.step, e.value) for e in acc.Scalars(t)]
+            assert [s for s, _ in values] == [0, 1, 2] and values[0][1] == 1.0
+            assert all(0.0 <= v <= 1.0 for _, v in values), (t, values)
+        images = acc.Tags()["images"]
+        assert images and all(f"/rank{rank}/adam_" in t for t in images)
+        assert all([e.step for e in acc.Images(t)] == [1, 2] for t in images)
+
+
+@pytest.mark.parametrize("case, port", [("zero2_mg", 29781), ("zero3_mg", 29791)])
+def test_mg_direction_with_zero_partitions_as_original(tmp_path, case, port):
+    """mg_direction of the ZeRO stand-ins' partition pieces: 1.2.1's other_*.csv on both ranks."""
+    from zero_net import run_ranks
+    with open(tmp_path / "config.json", "w") as f:
+        json.dump(ZERO_MG_CONFIG, f)
+    outs = run_ranks(sys.executable, str(tmp_path), [*ZERO_MG_CASES[case], "--config", "config.json"], port,
+                     env={"PYTHONPATH": TESTS_DIR})
+    with open(os.path.join(FIXTURES, case, "stdout.txt")) as f:
+        assert losses(outs[0]) == losses(f.read())
+    for rank in (0, 1):
+        assert_csv_as_original(the_rank_dir(tmp_path / "out", rank), os.path.join(FIXTURES, case, f"rank{rank}"), 6)
