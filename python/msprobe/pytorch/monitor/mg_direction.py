@@ -14,11 +14,8 @@ def add_mg_direction(mon, moment_names, exp_avgs):
     1.0, as 1.2.1 does; so does a parameter with no exp_avg yet (a resumed run's first step, an
     optimizer without one; 1.2.1 fails there)."""
     exp_avg_of = {} if mon.step == 0 else dict(zip(moment_names, exp_avgs))
-    partitioned = mon.optimizer_state.partition_grads(mon.params, mon.names)
-    if partitioned is None:
-        partitioned = mon.names, map(mon.grad_of, mon.params)
     tags, grads, moments = [], [], []
-    for name, grad in zip(*partitioned):
+    for name, grad in zip(*mon.step_grads()):
         if grad is None:
             continue
         exp_avg = exp_avg_of.get(name)

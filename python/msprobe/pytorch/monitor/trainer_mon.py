@@ -320,13 +320,15 @@ class TrainerMon:
         log.warning("monitor: print_struct is done (module_struct.json); the monitor stops and training goes on")
         self._remove_all_hooks()
 
+    def step_grads(self):
+        """(names, gradients) before the optimizer step: the parameters' own, or with DeepSpeed
+        ZeRO the pieces of the flat fp32 partitions' gradient, as 1.2.1 reads them."""
+        partitioned = self.optimizer_state.partition_grads(self.params, self.names)
+        return partitioned if partitioned is not None else (self.names, map(self.grad_of, self.params))
+
     def _collect_wgrads(self):
         names, grads = [], []
-        # DeepSpeed ZeRO: the pieces of the flat fp32 partitions' gradient, as 1.2.1 reads them.
-        partitioned = self.optimizer_state.partition_grads(self.params, self.names)
-        if partitioned is None:
-            partitioned = self.names, map(self.grad_of, self.params)
-        for name, grad in zip(*partitioned):
+        for name, grad in zip(*self.step_grads()):
             if name in self.duplicate or grad is None:
                 continue
             names.append(tag(name, "post_grad", self.rank))
