@@ -4,6 +4,7 @@
 //   MonitorWriter(dir, ops, eps, ndigits, step_count_per_record, rules, csv)
 //       .add(prefix, tags, tensors)     one call per hook or per step; None: not a tensor
 //       .flush(prefix, step) -> MonitorFlush
+//   CollectiveStats(ops, eps).add(tags, parts) / .move_into(writer, prefix)   cc_distribution
 //   monitor_stats(tensor, eps) -> MonitorStats
 //   AnomalyFile(dir, rank, pp_stage, group_mates).write(alerts)     anomaly.json
 //   read_anomalies(data_path), earliest_anomalies(entries, top_k, steps),
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "msprobe/monitor/anomaly_file.h"
+#include "msprobe/monitor/collective_stats.h"
 #include "msprobe/monitor/module_struct.h"
 #include "msprobe/monitor/monitor_config.h"
 #include "msprobe/monitor/monitor_csv_series.h"
@@ -50,6 +52,24 @@ void add_tensors(MonitorWriter& w, const std::string& prefix, const std::vector<
   w.add(prefix, tags, views);
 }
 
+// parts: one sequence of host tensors per tag.
+void add_collective(CollectiveStats& c, const std::vector<std::string>& tags, nb::sequence parts) {
+  std::vector<std::vector<msprobe::PyTensor>> held;
+  held.reserve(nb::len(parts));
+  for (nb::handle part : parts) {
+    held.emplace_back();
+    for (nb::handle t : nb::borrow<nb::sequence>(part)) {
+      held.back().push_back(msprobe::host_tensor_arg(t, "CollectiveStats.add"));
+    }
+  }
+  std::vector<std::vector<const msprobe::TensorView*>> views(held.size());
+  for (size_t i = 0; i < held.size(); ++i) {
+    for (const msprobe::PyTensor& t : held[i]) views[i].push_back(&t.view);
+  }
+  nb::gil_scoped_release release;
+  c.add(tags, views);
+}
+
 }  // namespace
 
 void bind_monitor(nb::module_& m) {
@@ -73,6 +93,9 @@ void bind_monitor(nb::module_& m) {
       .ro("ur_distribution", &MonitorConfig::ur_distribution)
       .ro("mg_direction", &MonitorConfig::mg_direction)
       .ro("cc_enable", &MonitorConfig::cc_enable)
+      .ro("cc_codeline", &MonitorConfig::cc_codeline)
+      .ro("cc_pre_hook", &MonitorConfig::cc_pre_hook)
+      .ro("cc_log_only", &MonitorConfig::cc_log_only)
       .ro("ops", &MonitorConfig::ops)
       .ro("eps", &MonitorConfig::eps)
       .ro("ndigits", &MonitorConfig::ndigits)
@@ -200,4 +223,22 @@ void bind_monitor(nb::module_& m) {
            "The rows of `prefix` not yet flushed (nothing written).")
       .def("end_step", &MonitorWriter::end_step, "Call ids start again from 0.")
       .def("clear", &MonitorWriter::clear, "Drops every row not flushed.");
+
+  RecordClass<CollectiveRows>(m, "CollectiveRows", "A step's aggregated statistics of the collectives.")
+      .ro("tags", &CollectiveRows::tags)
+      .ro("values", &CollectiveRows::values, "values[i][j]: tags[i], ops[j]");
+  nb::class_<CollectiveStats>(m, "CollectiveStats",
+                              "cc_distribution: statistics of the collectives' tensors, aggregated over a step.")
+      .def(nb::init<std::vector<std::string>, double>(), "ops"_a, "eps"_a)
+      .def("add", &add_collective, "tags"_a, "parts"_a,
+           "One call: tags[i] summarises the host tensors parts[i] (a list argument: all of them as one).")
+      .def("take", &CollectiveStats::take, "The aggregates since the last take, forgotten.")
+      .def(
+          "move_into",
+          [](CollectiveStats& c, MonitorWriter& w, const std::string& prefix) {
+            nb::gil_scoped_release release;
+            c.move_into(w, prefix);
+          },
+          "writer"_a, "prefix"_a, "The aggregates since the last take added to the writer's rows of `prefix`.")
+      .def("clear", &CollectiveStats::clear, "Forgets the calls not taken yet.");
 }

@@ -20,14 +20,16 @@ from msprobe import _core
 from msprobe.core import device_path, log
 from msprobe.pytorch.device_stats import TorchDeviceRecorder
 from msprobe.pytorch.monitor.anomaly_files import AnomalyFile
+from msprobe.pytorch.monitor.collective_hooks import CollectiveHooks
 from msprobe.pytorch.monitor.metric_outputs import metric_dicts, open_output
 from msprobe.pytorch.monitor.module_hooks import WeightGradHooks, XYHooks, param_struct
 from msprobe.pytorch.monitor.module_names import VPP_SEP, squash_param_name, tag
 from msprobe.pytorch.monitor.optimizer_state import OptimizerState
 
 DEFAULT_OUTPUT_DIR = "./monitor_output"
-# The order 1.2.1 writes a step's files in (actv, then gradients, then the optimizer's state).
-STEP_PREFIXES = ("actv", "actv_grad", "grad_unreduced", "grad_reduced", "exp_avg", "exp_avg_sq", "param")
+# The order 1.2.1 writes a step's files in (actv, then gradients, then the optimizer's state,
+# then "other": the collectives of cc_distribution).
+STEP_PREFIXES = ("actv", "actv_grad", "grad_unreduced", "grad_reduced", "exp_avg", "exp_avg_sq", "param", "other")
 _BEIJING = datetime.timezone(datetime.timedelta(hours=8))   # 1.2.1 names folders in Asia/Shanghai time
 
 
@@ -69,6 +71,7 @@ class TrainerMon:
         self.dp_group = self.tp_group = None
         self.params, self.names, self.name2param, self.duplicate = [], [], {}, set()
         self.xy_hooks, self.wg_hooks = XYHooks(self), WeightGradHooks(self)
+        self.cc_hooks = CollectiveHooks(self)
         self.optimizer = None
         self.step_handles, self.final_handles = [], []
         self.module_struct = {}     # print_struct: module -> {part: [(key, text)]}
@@ -200,13 +203,17 @@ class TrainerMon:
         through the dump's device path (TorchDeviceRecorder.host_views: one transfer per device
         and dtype; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU tensors that way too)."""
         tensors = [t.detach() if t is not None else None for t in tensors]
+        self.with_host_tensors(tensors, lambda host: self.writer.add(prefix, tags, host))
+
+    def with_host_tensors(self, tensors, use):
+        """use(tensors), accelerator tensors replaced by host views (None stays None)."""
         present = [t for t in tensors if t is not None]
         if present and (self.forced_device_path or not all(t.is_cpu for t in present)):
             with self.recorder.host_views(present) as host:
                 hosts = iter(host)
-                self.writer.add(prefix, tags, [next(hosts) if t is not None else None for t in tensors])
+                use([next(hosts) if t is not None else None for t in tensors])
         else:
-            self.writer.add(prefix, tags, tensors)
+            use(tensors)
 
     def _register_param_names(self):
         cfg = self.config
@@ -242,11 +249,19 @@ class TrainerMon:
             self.struct_pending = self.config.print_struct
             if self.config.xy_distribution or self.config.print_struct:
                 self.xy_hooks.install(self.model)
+            if self.config.cc_enable and _distributed():
+                self.cc_hooks.install(self.config)
+            elif self.config.cc_enable:
+                log.warning("monitor: cc_distribution needs torch.distributed initialised; the collectives are "
+                            "not monitored")
         self.monitoring = True
         self._update_collecting()
 
     def _hook_optimizer(self, optimizer):
         def pre(opt, args, kwargs):
+            if self.cc_hooks.installed:
+                with self.guard():
+                    self.cc_hooks.before_step()
             if self.struct_pending and self.module_struct:
                 with self.guard():
                     self._save_module_struct()
@@ -353,6 +368,7 @@ class TrainerMon:
     def _remove_all_hooks(self):
         self.xy_hooks.remove()
         self.wg_hooks.remove()
+        self.cc_hooks.remove()
         for h in self.step_handles:
             h.remove()
         self.step_handles = []

@@ -1,0 +1,96 @@
+"""TrainerMon's cc_distribution on two gloo ranks (real processes, tests/monitor/monitor_cc_net.py):
+the collectives' statistics as 1.2.1 writes them ("other" files, fixtures made by 1.2.1 with
+tests/monitor/make_cc_fixtures.py), cc_pre_hook, cc_codeline, cc_log_only, steps not collected,
+training unchanged and torch.distributed restored when the monitor stops."""
+import glob
+import json
+import os
+import sys
+
+import pytest
+from conftest import TESTS_DIR
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from monitor_cc_net import run_two_ranks  # noqa: E402
+from monitor_checks import assert_csv_as_original, losses, read_csv, the_rank_dir  # noqa: E402
+
+GOLDEN = os.path.join(TESTS_DIR, "fixtures", "monitor_1.2.1", "cc")
+RUN_ARGS = ("--steps", "4")
+
+
+def run(work, config, port, *args):
+    results = run_two_ranks(sys.executable, str(work), config, port, *RUN_ARGS, *args,
+                            env={"PYTHONPATH": TESTS_DIR})
+    for rank, (code, _, err) in enumerate(results):
+        assert code == 0, f"rank {rank}: {err}"
+    return results
+
+
+def other_files(work, rank):
+    d = the_rank_dir(os.path.join(str(work), "out"), rank)
+    return {n: read_csv(os.path.join(d, n)) for n in sorted(os.listdir(d)) if n.startswith("other_")}
+
+
+@pytest.fixture(scope="module")
+def unmonitored(tmp_path_factory):
+    results = run(tmp_path_factory.mktemp("off"), {}, 29681, "--no-monitor")
+    return [losses(out) for _, out, _ in results]
+
+
+@pytest.mark.parametrize("case, port", [("pre_hook", 29682), ("codeline", 29683)])
+def test_as_121(tmp_path, case, port, unmonitored):
+    with open(os.path.join(GOLDEN, case, "config.json")) as f:
+        config = json.load(f)
+    results = run(tmp_path, config, port)
+    for rank, (_, out, err) in enumerate(results):
+        with open(os.path.join(GOLDEN, case, f"stdout{rank}.txt")) as f:
+            assert losses(out) == f.read().splitlines() == unmonitored[rank]   # training unchanged
+        assert "collectives restored False" in out     # still monitoring at the end
+        assert_csv_as_original(the_rank_dir(os.path.join(str(tmp_path), "out"), rank),
+                               os.path.join(GOLDEN, case, f"rank{rank}"), 6)
+
+
+def test_steps_not_collected_and_restored(tmp_path, unmonitored):
+    """Calls of a step that is not collected are dropped (1.2.1 added them to the next collected
+    step); after collect_times the collectives are the original functions again."""
+    every = run(tmp_path / "every", {"cc_distribution": {"enable": True}, "ops": ["norm", "max"],
+                                     "format": "csv"}, 29684)
+    some = run(tmp_path / "some", {"cc_distribution": {"enable": True}, "ops": ["norm", "max"], "format": "csv",
+                                   "start_step": 1, "step_interval": 2, "collect_times": 1}, 29685)
+    for rank in range(2):
+        assert [losses(out) for _, out, _ in some] == unmonitored
+        assert "collectives restored True" in some[rank][1]
+        all_steps = other_files(tmp_path / "every", rank)
+        assert sorted(all_steps) == [f"other_{s}-{s}.csv" for s in range(4)]
+        assert other_files(tmp_path / "some", rank) == {"other_1-1.csv": all_steps["other_1-1.csv"]}
+        names = [row[0] for row in all_steps["other_1-1.csv"][1:]]
+        assert names == ["broadcast", "all_reduce", "all_gather"]
+
+
+def test_log_only(tmp_path, unmonitored):
+    config = {"cc_distribution": {"enable": True, "cc_log_only": True}, "format": "csv"}
+    results = run(tmp_path, config, 29686)
+    assert [losses(out) for _, out, _ in results] == unmonitored    # 1.2.1 stopped training here
+    err0 = results[0][2]
+    assert "> Used communication ops and corresponding stack" in err0
+    line = next(x for x in err0.splitlines() if x.startswith("[msprobe] INFO: {"))
+    stacks = json.loads(line[len("[msprobe] INFO: "):])
+    assert sorted(stacks) == ["all_gather", "all_reduce", "broadcast"]
+    # Two lines call it (asynchronously, then in a loop): two stacks, the caller first.
+    assert len(stacks["all_reduce"]) == 2
+    for stack in stacks["all_reduce"]:
+        assert stack[0].endswith("   average_gradients") and "monitor_cc_net.py[" in stack[0]
+        assert stack[1].endswith("   main")
+    assert "cc_log_only is done" in results[1][2]
+    for _, out, _ in results:
+        assert "collectives restored True" in out
+    assert glob.glob(os.path.join(str(tmp_path), "out", "*", "other_*")) == []   # nothing measured
+
+
+def test_bad_codeline(tmp_path, unmonitored):
+    config = {"cc_distribution": {"enable": True, "cc_codeline": ["average_gradients("]}, "format": "csv"}
+    results = run(tmp_path, config, 29687)
+    assert [losses(out) for _, out, _ in results] == unmonitored
+    for _, out, err in results:
+        assert "\"cc_distribution.cc_codeline\" has a bad regular expression" in err
+        assert "collectives restored True" in out
