@@ -227,8 +227,9 @@ void bind_monitor(nb::module_& m) {
   RecordClass<CollectiveRows>(m, "CollectiveRows", "A step's aggregated statistics of the collectives.")
       .ro("tags", &CollectiveRows::tags)
       .ro("values", &CollectiveRows::values, "values[i][j]: tags[i], ops[j]");
-  nb::class_<CollectiveStats>(m, "CollectiveStats",
-                              "cc_distribution: statistics of the collectives' tensors, aggregated over a step.")
+  nb::class_<CollectiveStats>(
+      m, "CollectiveStats",
+      "cc_distribution: statistics of the collectives' tensors, aggregated over a step.")
       .def(nb::init<std::vector<std::string>, double>(), "ops"_a, "eps"_a)
       .def("add", &add_collective, "tags"_a, "parts"_a,
            "One call: tags[i] summarises the host tensors parts[i] (a list argument: all of them as one).")
@@ -239,6 +240,7 @@ void bind_monitor(nb::module_& m) {
             nb::gil_scoped_release release;
             c.move_into(w, prefix);
           },
-          "writer"_a, "prefix"_a, "The aggregates since the last take added to the writer's rows of `prefix`.")
+          "writer"_a, "prefix"_a,
+          "The aggregates since the last take added to the writer's rows of `prefix`.")
       .def("clear", &CollectiveStats::clear, "Forgets the calls not taken yet.");
 }

@@ -8,7 +8,8 @@ communication statistics), for the monitor tests and 1.2.1's fixtures.
 Each step: the gradients are summed with all_reduce (one of them asynchronously, waited on) and
 halved, a scale is broadcast from rank 0, the losses are gathered with all_gather. Prints one
 line per step with the loss and the gathered losses (repr: training unchanged is checked bit for
-bit), and at the end whether torch.distributed's functions are the original ones again. --as-121 passes what 1.2.1 needs on plain PyTorch (see monitor_net.py)."""
+bit), and at the end whether torch.distributed's functions are the original ones again.
+--as-121 passes what 1.2.1 needs on plain PyTorch (see monitor_net.py)."""
 import argparse
 import json
 import os

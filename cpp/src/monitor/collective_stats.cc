@@ -74,9 +74,7 @@ void CollectiveStats::add(const std::vector<std::string>& tags,
         case MonitorOp::kMax:
           if (s.calls == 0 || v > a) a = v;
           break;
-        case MonitorOp::kId:
-          a = std::nan("");
-          break;
+        case MonitorOp::kId: a = std::nan(""); break;
         default:  // norm, nans: added; zeros, mean: added, then divided by the calls
           a += v;
       }
