@@ -20,7 +20,7 @@ import torch
 import torch.distributed as dist
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from monitor_net import Net, batch  # noqa: E402
+from monitor_net import Net, batch, start_monitor  # noqa: E402
 
 # What the monitor wraps, to tell whether it put them back.
 ORIGINALS = (dist.all_reduce, dist.distributed_c10d.all_reduce, dist.broadcast, dist.all_gather, dist.Work.wait)
@@ -64,12 +64,7 @@ def main():
     model = Net()
     opt = torch.optim.SGD(model.parameters(), lr=0.0078125)
     if not args.no_monitor:
-        from msprobe.pytorch import TrainerMon
-        if args.as_121:
-            mon = TrainerMon(args.config, params_have_main_grad=False, opt_ty="Megatron_FP32Optimizer")
-        else:
-            mon = TrainerMon(args.config)
-        mon.monitor_gnorm_with_ad(model, grad_acc_steps=1, optimizer=opt)
+        start_monitor(args.config, model, opt, args.as_121)
     coef = torch.tensor([[1.0, -2.0]])
     for step in range(args.steps):
         opt.zero_grad()
