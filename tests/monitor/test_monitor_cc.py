@@ -48,6 +48,14 @@ def test_as_121(tmp_path, case, port, unmonitored):
         assert "collectives restored False" in out     # still monitoring at the end
         assert_csv_as_original(the_rank_dir(os.path.join(str(tmp_path), "out"), rank),
                                os.path.join(GOLDEN, case, f"rank{rank}"), 6)
+        rows = {row[0]: row[2:] for row in other_files(tmp_path, rank)["other_2-2.csv"][1:]}
+        if case == "codeline":     # the calls from average_gradients only, after the calls
+            assert list(rows) == ["all_reduce"] and len(rows["all_reduce"]) == 2
+        else:                      # all_gather: pre_0, pre_1, post_0, post_1 (6 ops each)
+            assert list(rows) == ["broadcast", "all_reduce", "all_gather"]
+            assert [len(v) for v in rows.values()] == [24, 24, 24]
+            assert rows["all_gather"][6:12] == rows["all_gather"][18:24]     # the loss, before and after
+            assert rows["broadcast"][12:] == ["nan"] * 12                    # filled up as pandas does
 
 
 def test_steps_not_collected_and_restored(tmp_path, unmonitored):

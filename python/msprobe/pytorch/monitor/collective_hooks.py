@@ -85,6 +85,7 @@ class CollectiveHooks:
         return bool(self.patched)
 
     def install(self, config):
+        self.remove()   # monitor_gnorm_with_ad called again: wrap the originals, not our wrappers
         try:
             self.codeline = [re.compile(p) for p in config.cc_codeline]
         except re.error as exc:
