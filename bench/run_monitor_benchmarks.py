@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """Training monitor (TrainerMon) benchmark: the step-time overhead of weight-gradient monitoring
 (wg), of activation monitoring (xy) and of collective monitoring (cc), ours against the original
-1.2.1's on the same model, written to bench/RESULTS_monitor.md and RESULTS_monitor.json (generated, never edited by hand;
-BENCHMARKS.md shows the JSON's target rows).
+1.2.1's on the same model, written to bench/RESULTS_monitor.md and RESULTS_monitor.json
+(generated, never edited by hand; BENCHMARKS.md shows the JSON's target rows).
 
     python bench/run_monitor_benchmarks.py --orig-python ../orig121/bin/python   # R=3
 
