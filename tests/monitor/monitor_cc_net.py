@@ -51,12 +51,22 @@ def average_gradients(model):
         p.grad /= 2
 
 
+def swap(rank):
+    """Rank r sends [r + 1, 2] to the other rank and receives its tensor, in one batch."""
+    send, recv = torch.tensor([rank + 1.0, 2.0]), torch.zeros(2)
+    ops = [dist.P2POp(dist.isend, send, 1 - rank), dist.P2POp(dist.irecv, recv, 1 - rank)]
+    for work in dist.batch_isend_irecv(ops):
+        work.wait()
+    assert recv.tolist() == [2.0 - rank, 2.0]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--config")
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--no-monitor", action="store_true")
     ap.add_argument("--as-121", action="store_true")
+    ap.add_argument("--p2p", action="store_true", help="also swap a small tensor with batch_isend_irecv")
     args = ap.parse_args()
     rank = int(os.environ["RANK"])
     dist.init_process_group("gloo", rank=rank, world_size=2)
@@ -75,6 +85,8 @@ def main():
         average_gradients(model)
         gathered = [torch.zeros(1) for _ in range(2)]
         dist.all_gather(gathered, loss.detach().reshape(1))
+        if args.p2p:
+            swap(rank)
         opt.step()
         print(f"step {step} loss {loss.item()!r} all {[g.item() for g in gathered]!r}", flush=True)
     current = (dist.all_reduce, dist.distributed_c10d.all_reduce, dist.broadcast, dist.all_gather, dist.Work.wait)

@@ -102,3 +102,16 @@ def test_bad_codeline(tmp_path, unmonitored):
     for _, out, err in results:
         assert "\"cc_distribution.cc_codeline\" has a bad regular expression" in err
         assert "collectives restored True" in out
+
+
+def test_batch_isend_irecv(tmp_path, unmonitored):
+    """The P2POps' tensors are one tensor, summarised once per call (1.2.1: once per work)."""
+    config = {"cc_distribution": {"enable": True, "cc_pre_hook": True}, "ops": ["norm", "max"], "format": "csv"}
+    results = run(tmp_path, config, 29688, "--p2p")
+    assert [losses(out) for _, out, _ in results] == unmonitored
+    for rank in range(2):
+        for name, rows in other_files(tmp_path, rank).items():
+            p2p = {row[0]: row[2:] for row in rows[1:]}["batch_isend_irecv"]
+            # pre_0: [r + 1, 2] and the empty receive buffer; post_0: with the other rank's tensor.
+            pre = [f"{((rank + 1) ** 2 + 4) ** 0.5:.6f}", f"{2.0:.1f}"]
+            assert p2p[:4] == pre + [f"{13 ** 0.5:.6f}", "2.0"], name
