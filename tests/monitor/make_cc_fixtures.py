@@ -5,16 +5,20 @@
 
 Each case of CASES runs tests/monitor/monitor_cc_net.py on two gloo ranks (--as-121) with its
 config in a fresh temporary folder and keeps {case}/config.json, {case}/stdout{R}.txt (the losses)
-and {case}/rank{R}/other_*.csv (the rank folders "{time}-rank{R}-{id}" renamed)."""
+and {case}/rank{R}/other_*.csv (the rank folders "{time}-rank{R}-{id}" renamed), or with format
+tensorboard {case}/rank{R}/tensorboard.json ({tag: [[step, value], ...]} read back with
+tensorboard's EventAccumulator, as make_monitor_fixtures.py does)."""
 import argparse
 import glob
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from make_monitor_fixtures import READ_TB  # noqa: E402
 from monitor_cc_net import run_two_ranks  # noqa: E402
 
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "monitor_1.2.1", "cc")
@@ -25,6 +29,9 @@ CASES = {
     # The calls of one function only (the gradients' all_reduce), after the calls.
     "codeline": {"cc_distribution": {"enable": True, "cc_codeline": ["average_gradients"]},
                  "ops": ["norm", "max"], "format": "csv"},
+    # TensorBoard scalars of the same.
+    "tensorboard": {"cc_distribution": {"enable": True, "cc_pre_hook": True}, "ops": ["norm", "mean"],
+                    "format": "tensorboard"},
 }
 
 
@@ -48,6 +55,11 @@ def main():
                     f.write("".join(line + "\n" for line in out.splitlines() if line.startswith("step ")))
                 (rank_dir,) = glob.glob(os.path.join(work, "out", f"*-rank{rank}-*"))
                 os.makedirs(os.path.join(dst, f"rank{rank}"))
+                if config["format"] == "tensorboard":
+                    tb = subprocess.run([python, "-c", READ_TB, rank_dir], capture_output=True, text=True,
+                                        check=True)
+                    with open(os.path.join(dst, f"rank{rank}", "tensorboard.json"), "w") as f:
+                        f.write(tb.stdout)
                 for path in sorted(glob.glob(os.path.join(rank_dir, "other_*.csv"))):
                     shutil.copy(path, os.path.join(dst, f"rank{rank}"))
 

@@ -13,6 +13,7 @@ from conftest import TESTS_DIR
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from monitor_cc_net import run_two_ranks  # noqa: E402
 from monitor_checks import assert_csv_as_original, losses, read_csv, the_rank_dir  # noqa: E402
+from tolerances import kernel_rtol  # noqa: E402
 
 GOLDEN = os.path.join(TESTS_DIR, "fixtures", "monitor_1.2.1", "cc")
 RUN_ARGS = ("--steps", "4")
@@ -115,3 +116,22 @@ def test_batch_isend_irecv(tmp_path, unmonitored):
             # pre_0: [r + 1, 2] and the empty receive buffer; post_0: with the other rank's tensor.
             pre = [f"{((rank + 1) ** 2 + 4) ** 0.5:.6f}", f"{2.0:.1f}"]
             assert p2p[:4] == pre + [f"{13 ** 0.5:.6f}", "2.0"], name
+
+
+def test_tensorboard_as_121(tmp_path):
+    pytest.importorskip("tensorboard")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    with open(os.path.join(GOLDEN, "tensorboard", "config.json")) as f:
+        config = json.load(f)
+    run(tmp_path, config, 29689)
+    for rank in range(2):
+        acc = EventAccumulator(the_rank_dir(os.path.join(str(tmp_path), "out"), rank))
+        acc.Reload()
+        ours = {t: [[e.step, e.value] for e in acc.Scalars(t)] for t in sorted(acc.Tags()["scalars"])}
+        with open(os.path.join(GOLDEN, "tensorboard", f"rank{rank}", "tensorboard.json")) as f:
+            theirs = json.load(f)
+        assert sorted(ours) == sorted(theirs) and f"all_reduce/rank{rank}/post_0_norm" in ours
+        for t in theirs:
+            assert [s for s, _ in ours[t]] == [s for s, _ in theirs[t]] == [0, 1, 2, 3], t
+            for (_, a), (_, b) in zip(ours[t], theirs[t]):
+                assert abs(a - b) <= 64 * kernel_rtol("float32") * max(abs(a), abs(b), 1e-30), (t, a, b)
