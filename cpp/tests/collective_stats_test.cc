@@ -115,3 +115,25 @@ TEST(CollectiveStats, OtherRowsPaddedLikePandas) {
             "all_reduce,4,2.0,2.0,nan,nan\n");
   EXPECT_EQ(f.csv_path, join_path(o.dir, "other_4-4.csv"));
 }
+
+TEST(CollectiveStats, AlertsWithoutCallIds) {
+  MonitorWriterOptions o;
+  o.dir = ::testing::TempDir() + "msprobe_cc_alerts_" + std::to_string(::getpid());
+  o.ops = {"max"};
+  o.rules = {AlertRule{"AnomalyTurbulence", 0.5}};
+  o.csv = false;
+  MonitorWriter w(o);
+  CollectiveStats c(o.ops, 1e-8);
+  std::vector<float> small{1}, big{8};
+  const TensorView vs = view_of(small, DType::kFloat32), vb = view_of(big, DType::kFloat32);
+  c.add({"all_reduce/rank0/post_0"}, {{&vs}});
+  c.move_into(w, "other");
+  EXPECT_TRUE(w.flush("other", 0).alerts.empty());
+  w.end_step();
+  c.add({"all_reduce/rank0/post_0"}, {{&vb}});
+  c.move_into(w, "other");
+  const MonitorFlush f = w.flush("other", 1);
+  ASSERT_EQ(f.alerts.size(), 1u);
+  EXPECT_EQ(f.alerts[0].call_id, -1);  // as 1.2.1's anomaly.json has it for the collectives
+  EXPECT_EQ(f.alerts[0].tag, "all_reduce/rank0/post_0");
+}

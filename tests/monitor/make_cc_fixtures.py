@@ -7,7 +7,8 @@ Each case of CASES runs tests/monitor/monitor_cc_net.py on two gloo ranks (--as-
 config in a fresh temporary folder and keeps {case}/config.json, {case}/stdout{R}.txt (the losses)
 and {case}/rank{R}/other_*.csv (the rank folders "{time}-rank{R}-{id}" renamed), or with format
 tensorboard {case}/rank{R}/tensorboard.json ({tag: [[step, value], ...]} read back with
-tensorboard's EventAccumulator, as make_monitor_fixtures.py does)."""
+tensorboard's EventAccumulator, as make_monitor_fixtures.py does), and {case}/anomaly_detected/
+when the case dumps alerts."""
 import argparse
 import glob
 import os
@@ -29,6 +30,9 @@ CASES = {
     # The calls of one function only (the gradients' all_reduce), after the calls.
     "codeline": {"cc_distribution": {"enable": True, "cc_codeline": ["average_gradients"]},
                  "ops": ["norm", "max"], "format": "csv"},
+    # Alerts on the collectives' values, dumped.
+    "alert": {"cc_distribution": {"enable": True}, "ops": ["norm", "max"], "format": "csv",
+              "alert": {"rules": [{"rule_name": "AnomalyTurbulence", "args": {"threshold": 0.5}}], "dump": True}},
     # TensorBoard scalars of the same.
     "tensorboard": {"cc_distribution": {"enable": True, "cc_pre_hook": True}, "ops": ["norm", "mean"],
                     "format": "tensorboard"},
@@ -62,6 +66,9 @@ def main():
                         f.write(tb.stdout)
                 for path in sorted(glob.glob(os.path.join(rank_dir, "other_*.csv"))):
                     shutil.copy(path, os.path.join(dst, f"rank{rank}"))
+            anomalies = os.path.join(work, "out", "anomaly_detected")
+            if os.path.isdir(anomalies):
+                shutil.copytree(anomalies, os.path.join(dst, "anomaly_detected"))
 
 
 if __name__ == "__main__":

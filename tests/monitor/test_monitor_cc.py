@@ -38,7 +38,7 @@ def unmonitored(tmp_path_factory):
     return [losses(out) for _, out, _ in results]
 
 
-@pytest.mark.parametrize("case, port", [("pre_hook", 29682), ("codeline", 29683)])
+@pytest.mark.parametrize("case, port", [("pre_hook", 29682), ("codeline", 29683), ("alert", 29690)])
 def test_as_121(tmp_path, case, port, unmonitored):
     with open(os.path.join(GOLDEN, case, "config.json")) as f:
         config = json.load(f)
@@ -52,11 +52,17 @@ def test_as_121(tmp_path, case, port, unmonitored):
         rows = {row[0]: row[2:] for row in other_files(tmp_path, rank)["other_2-2.csv"][1:]}
         if case == "codeline":     # the calls from average_gradients only, after the calls
             assert list(rows) == ["all_reduce"] and len(rows["all_reduce"]) == 2
-        else:                      # all_gather: pre_0, pre_1, post_0, post_1 (6 ops each)
+        elif case == "pre_hook":   # all_gather: pre_0, pre_1, post_0, post_1 (6 ops each)
             assert list(rows) == ["broadcast", "all_reduce", "all_gather"]
             assert [len(v) for v in rows.values()] == [24, 24, 24]
             assert rows["all_gather"][6:12] == rows["all_gather"][18:24]     # the loss, before and after
             assert rows["broadcast"][12:] == ["nan"] * 12                    # filled up as pandas does
+        golden_alerts = os.path.join(GOLDEN, case, "anomaly_detected", f"rank{rank}", "anomaly.json")
+        if os.path.exists(golden_alerts):
+            with open(golden_alerts) as f, open(os.path.join(str(tmp_path), "out", "anomaly_detected",
+                                                             f"rank{rank}", "anomaly.json")) as g:
+                theirs, ours = json.load(f), json.load(g)
+            assert ours == theirs and len(ours) > 3
 
 
 def test_steps_not_collected_and_restored(tmp_path, unmonitored):

@@ -99,7 +99,7 @@ void MonitorWriter::add(const std::string& prefix, const std::vector<std::string
 }
 
 void MonitorWriter::add_values(const std::string& prefix, const std::vector<std::string>& tags,
-                               std::vector<std::vector<double>> values) {
+                               std::vector<std::vector<double>> values, bool numbered) {
   MSPROBE_CHECK(tags.size() == values.size(), InvalidInput, "MonitorWriter.add_values: as many tags as rows");
   std::lock_guard<std::mutex> lock(mu_);
   Pending& p = pending_[prefix];
@@ -115,7 +115,7 @@ void MonitorWriter::add_values(const std::string& prefix, const std::vector<std:
     }
     // 1.2.1 numbers the tags it names "{name}/rank{R}/{what}"; a parameter's own statistics
     // (param, a bare name) have no call id (-1).
-    if (tags[i].find('/') != std::string::npos) call_ids_[tags[i]] = next_call_id_++;
+    if (numbered && tags[i].find('/') != std::string::npos) call_ids_[tags[i]] = next_call_id_++;
   }
 }
 
