@@ -19,9 +19,9 @@ GOLDEN = os.path.join(TESTS_DIR, "fixtures", "monitor_1.2.1", "cc")
 RUN_ARGS = ("--steps", "4")
 
 
-def run(work, config, port, *args):
+def run(work, config, port, *args, env=None):
     results = run_two_ranks(sys.executable, str(work), config, port, *RUN_ARGS, *args,
-                            env={"PYTHONPATH": TESTS_DIR})
+                            env=dict({"PYTHONPATH": TESTS_DIR}, **(env or {})))
     for rank, (code, _, err) in enumerate(results):
         assert code == 0, f"rank {rank}: {err}"
     return results
@@ -38,11 +38,14 @@ def unmonitored(tmp_path_factory):
     return [losses(out) for _, out, _ in results]
 
 
-@pytest.mark.parametrize("case, port", [("pre_hook", 29682), ("codeline", 29683), ("alert", 29690)])
-def test_as_121(tmp_path, case, port, unmonitored):
+@pytest.mark.parametrize("case, port, device_path", [("pre_hook", 29682, False), ("codeline", 29683, False),
+                                                     ("alert", 29690, False), ("pre_hook", 29691, True)])
+def test_as_121(tmp_path, case, port, device_path, unmonitored):
+    """device_path: the CPU tensors take the accelerators' way to the core (host views through
+    TorchDeviceRecorder), with the same files."""
     with open(os.path.join(GOLDEN, case, "config.json")) as f:
         config = json.load(f)
-    results = run(tmp_path, config, port)
+    results = run(tmp_path, config, port, env={"MSPROBE_FORCE_DEVICE_PATH": "1"} if device_path else None)
     for rank, (_, out, err) in enumerate(results):
         with open(os.path.join(GOLDEN, case, f"stdout{rank}.txt")) as f:
             assert losses(out) == f.read().splitlines() == unmonitored[rank]   # training unchanged
