@@ -2,7 +2,7 @@
 // statistics run with the GIL released.
 //   load_monitor_config(path) -> MonitorConfig
 //   MonitorWriter(dir, ops, eps, ndigits, step_count_per_record, rules, csv)
-//       .add(prefix, tags, tensors)     one call per hook or per step; None: not a tensor
+//       .add(prefix, tags, tensors, group="")   one call per hook or per step; None: not a tensor
 //       .flush(prefix, step) -> MonitorFlush
 //   CollectiveStats(ops, eps).add(tags, parts) / .move_into(writer, prefix)   cc_distribution
 //   monitor_stats(tensor, eps) -> MonitorStats
@@ -35,7 +35,7 @@ using msprobe::RecordClass;
 namespace {
 
 void add_tensors(MonitorWriter& w, const std::string& prefix, const std::vector<std::string>& tags,
-                 nb::sequence tensors) {
+                 nb::sequence tensors, const std::string& group) {
   std::vector<msprobe::PyTensor> held;
   std::vector<const msprobe::TensorView*> views;
   const size_t n = nb::len(tensors);
@@ -49,7 +49,7 @@ void add_tensors(MonitorWriter& w, const std::string& prefix, const std::vector<
   size_t k = 0;
   for (bool p : present) views.push_back(p ? &held[k++].view : nullptr);
   nb::gil_scoped_release release;
-  w.add(prefix, tags, views);
+  w.add(prefix, tags, views, group);
 }
 
 // parts: one sequence of host tensors per tag.
@@ -210,8 +210,9 @@ void bind_monitor(nb::module_& m) {
             new (w) MonitorWriter(std::move(o));
           },
           "dir"_a, "ops"_a, "eps"_a, "ndigits"_a, "step_count_per_record"_a, "rules"_a, "csv"_a, "rank"_a = 0)
-      .def("add", &add_tensors, "prefix"_a, "tags"_a, "tensors"_a,
-           "Summarises host tensors (None: not a tensor) for the next flush of `prefix`.")
+      .def("add", &add_tensors, "prefix"_a, "tags"_a, "tensors"_a, "group"_a = "",
+           "Summarises host tensors (None: not a tensor) for the next flush of `prefix`; the rows "
+           "of one `group` are flushed together.")
       .def(
           "flush",
           [](MonitorWriter& w, const std::string& prefix, int64_t step) {

@@ -74,6 +74,34 @@ TEST(MonitorStats, AsTorchComputesThem) {
   EXPECT_EQ(s.nans, 0);
 }
 
+// Float tensors sum in float over short runs; the sums stay within a few float ulps of exact
+// double sums, and squares that would overflow or underflow in float are summed in double.
+TEST(MonitorStats, FloatRunsKeepDoubleAccuracy) {
+  std::vector<float> x(10007);
+  double q = 0, sum = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    x[i] = (float)std::sin(0.37 * (double)i) * 1e-3f;
+    q += (double)x[i] * (double)x[i];
+    sum += (double)x[i];
+  }
+  MonitorStats s = monitor_stats(view_of(x, DType::kFloat32), 1e-8, /*counts=*/false);
+  EXPECT_NEAR(s.norm, std::sqrt(q), 4e-7 * std::sqrt(q));
+  EXPECT_NEAR(s.mean, sum / (double)x.size(), 1e-6 * 1e-3);
+  for (float big : {3e19f, 1e38f}) {  // squares beyond float's range
+    std::vector<float> b(4096, big);
+    s = monitor_stats(view_of(b, DType::kFloat32), 1e-8);
+    EXPECT_DOUBLE_EQ(s.norm, (double)big * 64.0) << big;
+    EXPECT_DOUBLE_EQ(s.mean, (double)big) << big;
+  }
+  std::vector<float> tiny(4096, 1e-23f);  // squares below float's normal range (vanishing grads)
+  s = monitor_stats(view_of(tiny, DType::kFloat32), 1e-30);
+  EXPECT_DOUBLE_EQ(s.norm, (double)1e-23f * 64.0);
+  std::vector<float> zero(4096, 0.0f);
+  s = monitor_stats(view_of(zero, DType::kFloat32), 1e-8);
+  EXPECT_EQ(s.norm, 0.0);
+  EXPECT_EQ(s.zeros, 1.0);
+}
+
 TEST(MonitorCsv, NumbersAsPandasWritesThem) {
   EXPECT_EQ(monitor_csv_number(1.0 / 30, 6), "0.033333");
   EXPECT_EQ(monitor_csv_number(-0.8203125, 6), "-0.820312");  // half to even after scaling
@@ -159,6 +187,29 @@ TEST(MonitorWriter, RowsAlertsAndAnomalyFiles) {
   EXPECT_EQ(top[0].vpp_stage, 0);
   EXPECT_TRUE(earliest_anomalies(top, 5, {7}).empty());
   EXPECT_THROW(earliest_anomalies(top, 0, {}), InvalidInput);
+}
+
+TEST(MonitorWriter, RowsOfAGroupStayTogether) {
+  MonitorWriterOptions o;
+  o.dir = join_path(temp_dir("group"), "rank0");
+  o.ops = {"max"};
+  MonitorWriter w(o);
+  std::vector<float> a{1}, b{2};
+  const TensorView va = view_of(a, DType::kFloat32), vb = view_of(b, DType::kFloat32);
+  // Two micro-batches through fc1 then fc2: 1.2.1 writes fc1's rows, then fc2's.
+  w.add("actv", {"0:fc1_0/rank0/output"}, {&va}, "0:fc1");
+  w.add("actv", {"0:fc2_0/rank0/output"}, {&vb}, "0:fc2");
+  w.add("actv", {"0:fc1_1/rank0/output"}, {&vb}, "0:fc1");
+  w.add("actv", {"0:fc2_1/rank0/output"}, {&va}, "0:fc2");
+  EXPECT_EQ(w.pending("actv").tags,
+            (std::vector<std::string>{"0:fc1_0/rank0/output", "0:fc1_1/rank0/output", "0:fc2_0/rank0/output",
+                                      "0:fc2_1/rank0/output"}));
+  const MonitorFlush f = w.flush("actv", 0);
+  EXPECT_EQ(f.values, (std::vector<std::vector<double>>{{1}, {2}, {2}, {1}}));
+  w.add("actv_grad", {"0:fc2_0/rank0/output_grad"}, {&va});  // no group: call order
+  w.add("actv_grad", {"0:fc1_0/rank0/output_grad"}, {&va});
+  EXPECT_EQ(w.flush("actv_grad", 0).tags,
+            (std::vector<std::string>{"0:fc2_0/rank0/output_grad", "0:fc1_0/rank0/output_grad"}));
 }
 
 }  // namespace

@@ -12,17 +12,21 @@ PyTorch) with its config in a fresh temporary folder, MONITOR_OUTPUT_DIR=out, an
                               tensorboard's EventAccumulator.
 and csv2tb.json: 1.2.1's csv2tensorboard_by_step of all/rank0 (in a folder named
 "Dec03_21-34-40-rank0-00000000"), {data_type: {tag: [[step, value], ...]}} read back the same way.
---only csv2tb makes that file alone; and print_struct/module_struct.json: 1.2.1's print_struct
-file of the same model (1.2.1 then stops the run with an exception), --only print_struct."""
+--only csv2tb makes that file alone, --only CASE one case; and print_struct/module_struct.json: 1.2.1's print_struct
+file of the same model (1.2.1 then stops the run with an exception), --only print_struct; and
+zero2/, zero3/: the DeepSpeed ZeRO stand-ins of zero_net.py on two gloo ranks ({case}/rank0,
+{case}/rank1, config.json, rank 0's stdout.txt), --only zero2 / zero3."""
 import argparse
 import glob
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 NET = os.path.join(HERE, "monitor_net.py")
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures", "monitor_1.2.1")
 
@@ -42,7 +46,18 @@ CASES = {
     "tensorboard": ({"xy_distribution": True, "forward_only": True, "mv_distribution": True,
                      "ops": ["norm", "mean"], "format": "tensorboard"},
                     ["--optim", "adamw", "--steps", "3"]),
+    # Two micro-batches per step: activations of each ("_0", "_1"), the accumulated weight
+    # gradients, Adam.
+    "grad_acc": ({"xy_distribution": True, "wg_distribution": True, "mv_distribution": True,
+                  "ops": ["min", "max", "norm", "mean"], "format": "csv"},
+                 ["--optim", "adam", "--steps", "3", "--grad-acc", "2"]),
 }
+
+# DeepSpeed ZeRO stand-ins (zero_net.py) on two gloo ranks: the moments and gradients of the flat
+# fp32 partitions; {case}/rank0, {case}/rank1.
+ZERO_CONFIG = {"wg_distribution": True, "mv_distribution": True, "ops": ["min", "max", "norm", "mean"],
+               "format": "csv"}
+ZERO_CASES = {"zero2": ["--stage", "2", "--steps", "3"], "zero3": ["--stage", "3", "--steps", "3"]}
 
 READ_TB = """
 import json, sys
@@ -88,21 +103,39 @@ def struct_golden(python, dst):
         shutil.copy(os.path.join(work, "out", "module_struct.json"), dst)
 
 
+def fresh_case(dst, config):
+    """An empty case folder with its config.json."""
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(dst)
+    with open(os.path.join(dst, "config.json"), "w") as f:
+        json.dump(config, f, indent=1)
+
+
+def zero_golden(python, dst, net_args, port):
+    from zero_net import run_ranks
+    fresh_case(dst, ZERO_CONFIG)
+    with tempfile.TemporaryDirectory() as work:
+        shutil.copy(os.path.join(dst, "config.json"), work)
+        outs = run_ranks(python, work, [*net_args, "--config", "config.json", "--as-121"], port)
+        with open(os.path.join(dst, "stdout.txt"), "w") as f:
+            f.write(outs[0])
+        for rank in range(len(outs)):
+            (rank_dir,) = glob.glob(os.path.join(work, "out", f"*-rank{rank}-*"))
+            shutil.copytree(rank_dir, os.path.join(dst, f"rank{rank}"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--python", required=True)
     ap.add_argument("--out", default=FIXTURES)
-    ap.add_argument("--only", choices=["csv2tb", "print_struct"])
+    ap.add_argument("--only", choices=["csv2tb", "print_struct", *CASES, *ZERO_CASES])
     args = ap.parse_args()
     python = os.path.abspath(args.python)
     for case, (config, net_args) in CASES.items():
-        if args.only:
-            break
+        if args.only and args.only != case:
+            continue
         dst = os.path.join(args.out, case)
-        shutil.rmtree(dst, ignore_errors=True)
-        os.makedirs(dst)
-        with open(os.path.join(dst, "config.json"), "w") as f:
-            json.dump(config, f, indent=1)
+        fresh_case(dst, config)
         with tempfile.TemporaryDirectory() as work:
             shutil.copy(os.path.join(dst, "config.json"), work)
             env = dict(os.environ, MONITOR_OUTPUT_DIR="out")
@@ -127,6 +160,9 @@ def main():
         csv2tb_golden(python, args.out, os.path.join(args.out, "csv2tb.json"))
     if args.only in (None, "print_struct"):
         struct_golden(python, os.path.join(args.out, "print_struct"))
+    for port, (case, net_args) in enumerate(ZERO_CASES.items(), 29650):
+        if args.only in (None, case):
+            zero_golden(python, os.path.join(args.out, case), net_args, port)
 
 
 if __name__ == "__main__":

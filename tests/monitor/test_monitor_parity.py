@@ -26,7 +26,7 @@ def golden(case, name):
 
 
 @pytest.mark.parametrize("as_121", [False, True], ids=["defaults", "121-arguments"])
-@pytest.mark.parametrize("case", ["all", "targets"])
+@pytest.mark.parametrize("case", ["all", "targets", "grad_acc"])
 def test_csv_as_original(tmp_path, case, as_121, device_path):
     config, net_args = CASES[case]
     run = run_net(tmp_path / "on", config, *net_args, *(["--as-121"] if as_121 else []))

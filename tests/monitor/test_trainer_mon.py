@@ -267,14 +267,16 @@ class FakeDistributedOptimizer(FakeFloat16Optimizer):
 
 
 class FakeZero3Optimizer:
-    """DeepSpeed ZeRO-3 stand-in: one parameter group whose Adam moments are flat tensors in
-    `state` (one entry per group), a parameter's moments being its slice."""
+    """DeepSpeed ZeRO-3 stand-in on one process: one parameter group whose Adam moments are flat
+    tensors in `state` (one entry per group), a parameter's moments being its slice (two ranks:
+    zero_net.py)."""
 
     def __init__(self, model):
         self.params = list(model.parameters())
         self.fp16_partitioned_groups = [self.params]
         n = sum(p.numel() for p in self.params)
         self.flat = torch.zeros(n, requires_grad=True)
+        self.fp32_partitioned_groups_flat = [self.flat]
         self.inner = torch.optim.Adam([self.flat], lr=0.0625)
 
     @property

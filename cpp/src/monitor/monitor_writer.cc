@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "msprobe/base/error.h"
 #include "msprobe/base/output_dir.h"
@@ -85,8 +86,26 @@ MonitorWriter::MonitorWriter(MonitorWriterOptions options) : o_(std::move(option
   MSPROBE_CHECK(o_.step_count_per_record >= 1, InvalidInput, "step_count_per_record must be at least 1");
 }
 
+void MonitorWriter::Pending::order() {
+  if (!grouped) return;
+  std::vector<size_t> idx(tags.size());
+  std::iota(idx.begin(), idx.end(), size_t{0});
+  std::stable_sort(idx.begin(), idx.end(), [this](size_t a, size_t b) { return rank[a] < rank[b]; });
+  std::vector<std::string> t;
+  std::vector<std::vector<double>> v;
+  t.reserve(idx.size());
+  v.reserve(idx.size());
+  for (size_t i : idx) {
+    t.push_back(std::move(tags[i]));
+    v.push_back(std::move(values[i]));
+  }
+  tags = std::move(t);
+  values = std::move(v);
+  grouped = false;
+}
+
 void MonitorWriter::add(const std::string& prefix, const std::vector<std::string>& tags,
-                        const std::vector<const TensorView*>& tensors) {
+                        const std::vector<const TensorView*>& tensors, const std::string& group) {
   MSPROBE_CHECK(tags.size() == tensors.size(), InvalidInput, "MonitorWriter.add: as many tags as tensors");
   std::vector<std::vector<double>> values(tags.size());
   for (size_t i = 0; i < tags.size(); ++i) {
@@ -95,11 +114,12 @@ void MonitorWriter::add(const std::string& prefix, const std::vector<std::string
     const MonitorStats s = monitor_stats(*tensors[i], o_.eps, counts_);
     for (size_t j = 0; j < ops_.size(); ++j) values[i][j] = s.get(ops_[j]);
   }
-  add_values(prefix, tags, std::move(values));
+  add_values(prefix, tags, std::move(values), group);
 }
 
 void MonitorWriter::add_values(const std::string& prefix, const std::vector<std::string>& tags,
-                               std::vector<std::vector<double>> values, bool numbered) {
+                               std::vector<std::vector<double>> values, const std::string& group,
+                               bool numbered) {
   MSPROBE_CHECK(tags.size() == values.size(), InvalidInput, "MonitorWriter.add_values: as many tags as rows");
   std::lock_guard<std::mutex> lock(mu_);
   Pending& p = pending_[prefix];
@@ -110,6 +130,14 @@ void MonitorWriter::add_values(const std::string& prefix, const std::vector<std:
     if (fresh) {
       p.tags.push_back(tags[i]);
       p.values.push_back(std::move(values[i]));
+      if (group.empty()) {
+        p.rank.push_back(p.next_rank++);
+      } else {
+        auto [g, first] = p.groups.emplace(group, p.next_rank);
+        if (first) ++p.next_rank;
+        p.grouped = p.grouped || !first;
+        p.rank.push_back(g->second);
+      }
     } else {
       p.values[it->second] = std::move(values[i]);
     }
@@ -193,6 +221,7 @@ MonitorFlush MonitorWriter::flush(const std::string& prefix, int64_t step) {
     if (it != pending_.end()) {
       rows = std::move(it->second);
       pending_.erase(it);
+      rows.order();
     }
     call_ids = call_ids_;
   }
@@ -240,8 +269,10 @@ MonitorFlush MonitorWriter::pending(const std::string& prefix) {
   out.prefix = prefix;
   auto it = pending_.find(prefix);
   if (it != pending_.end()) {
-    out.tags = it->second.tags;
-    out.values = it->second.values;
+    Pending rows = it->second;
+    rows.order();
+    out.tags = std::move(rows.tags);
+    out.values = std::move(rows.values);
   }
   return out;
 }

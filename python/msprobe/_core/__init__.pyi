@@ -1702,9 +1702,9 @@ class MonitorWriter:
 
     def __init__(self, dir: str, ops: Sequence[str], eps: float, ndigits: int, step_count_per_record: int, rules: Sequence[MonitorAlertRule], csv: bool, rank: int = 0) -> None: ...
 
-    def add(self, prefix: str, tags: Sequence[str], tensors: Sequence) -> None:
+    def add(self, prefix: str, tags: Sequence[str], tensors: Sequence, group: str = '') -> None:
         """
-        Summarises host tensors (None: not a tensor) for the next flush of `prefix`.
+        Summarises host tensors (None: not a tensor) for the next flush of `prefix`; the rows of one `group` are flushed together.
         """
 
     def flush(self, prefix: str, step: int) -> MonitorFlush:

@@ -64,14 +64,17 @@ class MonitorWriter {
   explicit MonitorWriter(MonitorWriterOptions options);
 
   // Summarises tensors[i] (nullptr: not a tensor, every statistic NaN) for tags[i] under
-  // `prefix`. Thread-safe (backward hooks may run on autograd threads).
+  // `prefix`. Thread-safe (backward hooks may run on autograd threads). Rows are flushed in the
+  // order they were first added, except that the rows of one non-empty `group` stay together at
+  // the place of the group's first row (1.2.1 writes a module's activations of every
+  // micro-batch one after the other: "fc1_0", "fc1_1", then "fc2_0", ...).
   void add(const std::string& prefix, const std::vector<std::string>& tags,
-           const std::vector<const TensorView*>& tensors);
+           const std::vector<const TensorView*>& tensors, const std::string& group = "");
   // Values already summarised (values[i][j]: tags[i], ops[j]; missing ones NaN) for tags[i]
   // under `prefix`, as add keeps them. numbered false: the tags get no call id (-1; 1.2.1 numbers
   // module and parameter tags only, not the collectives').
   void add_values(const std::string& prefix, const std::vector<std::string>& tags,
-                  std::vector<std::vector<double>> values, bool numbered = true);
+                  std::vector<std::vector<double>> values, const std::string& group = "", bool numbered = true);
   // Writes the rows added under `prefix` since the last flush as `step`, checks the alert rules,
   // and forgets them. The csv row of a tag is named by the text before its first '/'; tags of
   // one name fill one row in order ("input" then "output").
@@ -91,6 +94,12 @@ class MonitorWriter {
     std::vector<std::string> tags;
     std::vector<std::vector<double>> values;
     std::map<std::string, size_t> index;  // a tag added again in a step replaces its values
+    std::vector<size_t> rank;             // per row: its group's place (rows of no group: their own)
+    std::map<std::string, size_t> groups;
+    size_t next_rank = 0;
+    bool grouped = false;
+    // The rows in flush order (the rows of a group together, groups in first-seen order).
+    void order();
   };
   struct Running {
     double avg = 0;

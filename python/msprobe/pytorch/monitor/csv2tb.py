@@ -2,45 +2,13 @@
 TensorBoard scalars "vp{vpp_stage}:{name}/{op}" along steps, one event folder per rank and data
 type: {output_dirpath}/rank{R}/{data_type}. The C++ core reads the csv files
 (read_monitor_csv_series); the tensorboard package writes the events."""
-import datetime
 import os
-import re
 import shutil
 from concurrent.futures import ProcessPoolExecutor
 
 from msprobe import _core
 from msprobe.core import log
-
-_RANK_DIR = re.compile(r"([\w-]{0,20})-rank(\d{1,5})-")   # 1.2.1's OUTPUT_DIR_PATTERN
-_TIME_FORMAT = "%b%d_%H-%M-%S"
-_BEIJING = datetime.timezone(datetime.timedelta(hours=8))
-
-
-def _time(text):
-    try:
-        return datetime.datetime.strptime(text, _TIME_FORMAT)
-    except (TypeError, ValueError):
-        raise ValueError(f"illegal timestamp: {text}, timestamp should be prefix of existing output dirpath, "
-                         f"like 'Dec03_21-34-40'") from None
-
-
-def target_output_dirs(monitor_path, time_start=None, time_end=None):
-    """{rank: folder} of the rank folders of monitor_path whose time is in [time_start, time_end]."""
-    if not os.path.isdir(monitor_path):
-        raise ValueError(f"monitor_path {monitor_path} is not a folder")
-    start = _time(time_start) if time_start is not None else None
-    end = _time(time_end) if time_end is not None else None
-    if start and end and start > end:
-        raise ValueError(f"time_start({time_start}) greater than time_end({time_end})")
-    found = {}
-    for name in sorted(os.listdir(monitor_path)):
-        m = _RANK_DIR.match(name)
-        if not m:
-            continue
-        t = _time(m.group(1))
-        if (start is None or t >= start) and (end is None or t <= end):
-            found[m.group(2)] = os.path.join(monitor_path, name)
-    return found
+from msprobe.pytorch.monitor.output_dirs import now_tag, target_output_dirs
 
 
 def _convert_rank(rank, rank_dir, output_dirpath, data_types):
@@ -75,8 +43,7 @@ def csv2tensorboard_by_step(monitor_path, time_start=None, time_end=None, proces
     data_types = data_type_list or known
     ranks = target_output_dirs(monitor_path, time_start, time_end)
     if output_dirpath is None:
-        cur_time = datetime.datetime.now(_BEIJING).strftime(_TIME_FORMAT)
-        output_dirpath = os.path.join(monitor_path, f"{cur_time}-csv2tensorboard_by_step")
+        output_dirpath = os.path.join(monitor_path, f"{now_tag()}-csv2tensorboard_by_step")
     os.makedirs(output_dirpath, mode=0o750, exist_ok=True)
     if process_num == 1 or len(ranks) < 2:
         for rank, rank_dir in ranks.items():

@@ -137,15 +137,17 @@ class XYHooks:
 
     def _recorder(self, ctx, prefix, first, second):
         """record(a, b): the statistics of the tensors a and b pick, as {name}_{micro_step}'s
-        `first` and `second`, in one call into the core."""
+        `first` and `second`, in one call into the core. 1.2.1 writes a module's activations of
+        all micro-batches together (one dict per module), their gradients in call order."""
         mon = self.mon
+        group = ctx.name if prefix == "actv" else ""
 
         def record(a, b):
             try:
                 name = f"{ctx.name}_{ctx.micro_step}"
                 mon.add(prefix, [tag(name, first, mon.rank), tag(name, second, mon.rank)],
                         [pick(a, ctx.specs.get(first), ctx.name, first),
-                         pick(b, ctx.specs.get(second), ctx.name, second)])
+                         pick(b, ctx.specs.get(second), ctx.name, second)], group)
                 ctx.micro_step = (ctx.micro_step + 1) % mon.micro_batch_number
             except Exception as exc:  # noqa: BLE001  the monitor never breaks training
                 mon._fail(exc)

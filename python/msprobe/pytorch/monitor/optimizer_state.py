@@ -6,6 +6,7 @@ fp16 parameter, found through the wrapped optimizer (TrainerMon.set_wrapped_opti
 ZeRO stage 0 is plain. 1.2.1 refused mv_distribution with opt_ty None ("unknown optimizer"): here
 None reads the plain state, so plain PyTorch works with the defaults."""
 from msprobe.core import log
+from msprobe.pytorch.monitor.zero_partitions import ZeroPartitions
 
 MEGATRON_MIX_PRECISION = ("Megatron_Float16OptimizerWithFloat16Params",
                           "Megatron_ChainedFloat16OptimizerWithFloat16Params")
@@ -29,6 +30,7 @@ class OptimizerState:
         self.opt_ty = opt_ty
         self.master = {}       # fp16 parameter -> its fp32 master copy (Megatron)
         self.warned = False
+        self.zero = ZeroPartitions(opt_ty == DEEPSPEED_STAGE3) if opt_ty in DEEPSPEED_PARTITIONED else None
 
     def _map_master_params(self):
         wrapped = OptimizerState.wrapped_optimizer
@@ -57,38 +59,23 @@ class OptimizerState:
             return state
         return optimizer.state
 
-    def _stage3_moments(self, params, names):
-        """DeepSpeed ZeRO-3: the moments of a parameter group are flat tensors in the wrapped
-        optimizer's state (one entry per group, in fp16_partitioned_groups' order); a parameter's
-        are its slice, at its offset within its group. 1.2.1 carries the offset over from one group
-        to the next (a wrong slice from the second group on); here it restarts per group."""
+    def partition_grads(self, params, names):
+        """DeepSpeed ZeRO 1/2/3: (names, gradient pieces of the flat fp32 partitions), as 1.2.1
+        reads them; None for the other optimizers (the parameters' own gradients)."""
+        if self.zero is None:
+            return None
+        return self.zero.grads(self._zero_optimizer(), params, names)
+
+    def _zero_optimizer(self):
         wrapped = OptimizerState.wrapped_optimizer
         if wrapped is None:
-            raise ValueError("opt_ty DeepSpeedZeroOptimizer_Stage3 needs TrainerMon.set_wrapped_optimizer(optimizer)")
-        place = {}
-        for g, group in enumerate(wrapped.fp16_partitioned_groups):
-            offset = 0
-            for p in group:
-                place[p] = (g, offset, offset + p.numel())
-                offset += p.numel()
-        states = list(wrapped.state.values())
-        out_names, m, v = [], [], []
-        for param, name in zip(params, names):
-            if param not in place or place[param][0] >= len(states):
-                continue
-            g, start, end = place[param]
-            exp_avg, exp_avg_sq = states[g].get("exp_avg"), states[g].get("exp_avg_sq")
-            if exp_avg is None or exp_avg_sq is None:
-                continue
-            out_names.append(name)
-            m.append(exp_avg[start:end])
-            v.append(exp_avg_sq[start:end])
-        return out_names, m, v
+            raise ValueError(f"opt_ty {self.opt_ty} needs TrainerMon.set_wrapped_optimizer(optimizer)")
+        return wrapped
 
     def moments(self, optimizer, params, names):
         """(names, exp_avg tensors, exp_avg_sq tensors) of the parameters that have both."""
-        if self.opt_ty == DEEPSPEED_STAGE3:
-            return self._stage3_moments(params, names)
+        if self.zero is not None:
+            return self.zero.moments(self._zero_optimizer(), params, names)
         if self.opt_ty in MEGATRON_MIX_PRECISION + MEGATRON_DISTRIBUTED:
             self._map_master_params()
         state = self._state_of(optimizer)

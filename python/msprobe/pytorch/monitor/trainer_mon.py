@@ -7,7 +7,6 @@ parameters. The core summarises each tensor in one pass, writes the files and ap
 rules. The monitor never changes training: an internal error is reported once and the monitor
 turns itself off."""
 import contextlib
-import datetime
 import json
 import os
 import uuid
@@ -25,12 +24,12 @@ from msprobe.pytorch.monitor.metric_outputs import metric_dicts, open_output
 from msprobe.pytorch.monitor.module_hooks import WeightGradHooks, XYHooks, param_struct
 from msprobe.pytorch.monitor.module_names import VPP_SEP, squash_param_name, tag
 from msprobe.pytorch.monitor.optimizer_state import OptimizerState
+from msprobe.pytorch.monitor.output_dirs import appended_rank_dir, now_tag
 
 DEFAULT_OUTPUT_DIR = "./monitor_output"
 # The order 1.2.1 writes a step's files in (actv, then gradients, then the optimizer's state,
 # then "other": the collectives of cc_distribution).
 STEP_PREFIXES = ("actv", "actv_grad", "grad_unreduced", "grad_reduced", "exp_avg", "exp_avg_sq", "param", "other")
-_BEIJING = datetime.timezone(datetime.timedelta(hours=8))   # 1.2.1 names folders in Asia/Shanghai time
 
 
 def output_base_dir():
@@ -79,8 +78,7 @@ class TrainerMon:
         self.config_timestamp = 0
         self.unique_id = str(uuid.uuid4())[:8]
         self.output_base_dir = output_base_dir()
-        cur_time = datetime.datetime.now(_BEIJING).strftime("%b%d_%H-%M-%S")
-        self.tensorboard_dir = os.path.join(self.output_base_dir, f"{cur_time}-rank{self.rank}-{self.unique_id}")
+        self.tensorboard_dir = os.path.join(self.output_base_dir, f"{now_tag()}-rank{self.rank}-{self.unique_id}")
         self.pp_stage, self.group_mates = 0, [0]
         if _distributed():
             group = process_group if process_group is not None else dist.group.WORLD
@@ -89,6 +87,11 @@ class TrainerMon:
         try:
             self.optimizer_state = OptimizerState(opt_ty)
             self.config = _core.load_monitor_config(str(config_file_path))
+            try:
+                appended = appended_rank_dir(self.config.append_output, self.output_base_dir, self.rank)
+            except ValueError as exc:
+                raise ValueError(f"monitor config {config_file_path}: \"append_output\": {exc}") from None
+            self.tensorboard_dir = appended or self.tensorboard_dir
         except (ValueError, OSError) as exc:   # ConfigError and MsprobeFileError are ValueErrors
             log.error(f"monitor: {exc}; the monitor is off and training continues")
             self.disabled = True
@@ -198,12 +201,13 @@ class TrainerMon:
                 return main
         return param.grad
 
-    def add(self, prefix, tags, tensors):
+    def add(self, prefix, tags, tensors, group=""):
         """Hands tensors (None: not a tensor) to the core; accelerator tensors reach the host
         through the dump's device path (TorchDeviceRecorder.host_views: one transfer per device
-        and dtype; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU tensors that way too)."""
+        and dtype; MSPROBE_FORCE_DEVICE_PATH=1 sends CPU tensors that way too). The rows of one
+        `group` are written together."""
         tensors = [t.detach() if t is not None else None for t in tensors]
-        self.with_host_tensors(tensors, lambda host: self.writer.add(prefix, tags, host))
+        self.with_host_tensors(tensors, lambda host: self.writer.add(prefix, tags, host, group))
 
     def with_host_tensors(self, tensors, use):
         """use(tensors), accelerator tensors replaced by host views (None stays None)."""
@@ -322,11 +326,12 @@ class TrainerMon:
 
     def _collect_wgrads(self):
         names, grads = [], []
-        for param, name in zip(self.params, self.names):
-            if name in self.duplicate:
-                continue
-            grad = self.grad_of(param)
-            if grad is None:
+        # DeepSpeed ZeRO: the pieces of the flat fp32 partitions' gradient, as 1.2.1 reads them.
+        partitioned = self.optimizer_state.partition_grads(self.params, self.names)
+        if partitioned is None:
+            partitioned = self.names, map(self.grad_of, self.params)
+        for name, grad in zip(*partitioned):
+            if name in self.duplicate or grad is None:
                 continue
             names.append(tag(name, "post_grad", self.rank))
             grads.append(grad)
