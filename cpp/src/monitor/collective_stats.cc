@@ -105,7 +105,8 @@ CollectiveRows CollectiveStats::take() {
 
 void CollectiveStats::move_into(MonitorWriter& writer, const std::string& prefix) {
   CollectiveRows rows = take();
-  if (!rows.tags.empty()) writer.add_values(prefix, rows.tags, std::move(rows.values), /*group=*/"", /*numbered=*/false);
+  if (!rows.tags.empty())
+    writer.add_values(prefix, rows.tags, std::move(rows.values), /*group=*/"", /*numbered=*/false);
 }
 
 void CollectiveStats::clear() {
