@@ -83,20 +83,13 @@ def main():
                         "measured": (f"{(ro - 1) * 100:+.1f}% ({text}; monitor on/off in alternate steps)"
                                      if ro else "n/a"),
                         "cpu": cpu, "limit": f"≤ {WG_LIMIT * 100:.0f}%", "ok": ok})
-    if "xy" in keys:
-        ro, rg, text = shares("xy")
-        co, cg, cpu = shares("xy", "_cpu")
+    for key, field in (("xy", "xy_distribution"), ("cc", "cc_distribution")):
+        if key not in keys:
+            continue
+        ro, rg, text = shares(key)
+        co, cg, cpu = shares(key, "_cpu")
         ok = None if ro is None else (rg - 1) >= XY_FACTOR * max(ro - 1, 1e-9)
-        targets.append({"name": "monitor xy_distribution: overhead (ratio − 1) original / ours",
-                        "measured": f"{rb.factor(ro, rg)} ({text}; monitor on/off in alternate steps)"
-                        if ro else "n/a",
-                        "cpu": f"{rb.factor(co, cg)} ({cpu})" if co else "n/a",
-                        "limit": f"≥ {XY_FACTOR:.0f}", "ok": ok})
-    if "cc" in keys:
-        ro, rg, text = shares("cc")
-        co, cg, cpu = shares("cc", "_cpu")
-        ok = None if ro is None else (rg - 1) >= XY_FACTOR * max(ro - 1, 1e-9)
-        targets.append({"name": "monitor cc_distribution: overhead (ratio − 1) original / ours",
+        targets.append({"name": f"monitor {field}: overhead (ratio − 1) original / ours",
                         "measured": f"{rb.factor(ro, rg)} ({text}; monitor on/off in alternate steps)"
                         if ro else "n/a",
                         "cpu": f"{rb.factor(co, cg)} ({cpu})" if co else "n/a",
