@@ -104,12 +104,12 @@ class CollectiveHooks:
                 if getattr(namespace, name, None) is original:
                     self.patched.append((namespace, name, original))
                     setattr(namespace, name, wrapped)
-        self.original_wait = dist.Work.wait
+        self.original_wait = original_wait = dist.Work.wait
         hooks = self
 
-        @functools.wraps(self.original_wait)
+        @functools.wraps(original_wait)
         def wait(work, *args, **kwargs):
-            done = hooks.original_wait(work, *args, **kwargs)
+            done = original_wait(work, *args, **kwargs)
             call = hooks.pending.pop(work, None)
             if call is not None:
                 with hooks.monitor.guard():
