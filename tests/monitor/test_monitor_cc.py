@@ -12,7 +12,7 @@ from conftest import TESTS_DIR
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from monitor_cc_net import run_two_ranks  # noqa: E402
-from monitor_checks import assert_csv_as_original, losses, read_csv, the_rank_dir  # noqa: E402
+from monitor_checks import assert_csv_as_original, losses, read_csv, run_net, the_rank_dir  # noqa: E402
 from tolerances import kernel_rtol  # noqa: E402
 
 GOLDEN = os.path.join(TESTS_DIR, "fixtures", "monitor_1.2.1", "cc")
@@ -144,3 +144,13 @@ def test_tensorboard_as_121(tmp_path):
             assert [s for s, _ in ours[t]] == [s for s, _ in theirs[t]] == [0, 1, 2, 3], t
             for (_, a), (_, b) in zip(ours[t], theirs[t]):
                 assert abs(a - b) <= 64 * kernel_rtol("float32") * max(abs(a), abs(b), 1e-30), (t, a, b)
+
+
+def test_without_torch_distributed(tmp_path):
+    """One process, no process group: one line, the rest of the monitor works (1.2.1 raised in
+    dist.get_rank())."""
+    r = run_net(tmp_path, {"cc_distribution": {"enable": True}, "wg_distribution": True, "format": "csv"},
+                "--steps", "2")
+    assert "cc_distribution needs torch.distributed initialised" in r.stderr
+    assert len(losses(r.stdout)) == 2
+    assert os.path.exists(os.path.join(the_rank_dir(tmp_path / "out"), "grad_reduced_1-1.csv"))
