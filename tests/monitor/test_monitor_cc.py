@@ -121,6 +121,8 @@ def test_batch_isend_irecv(tmp_path, unmonitored):
     assert [losses(out) for _, out, _ in results] == unmonitored
     for rank in range(2):
         for name, rows in other_files(tmp_path, rank).items():
+            # Its isend and irecv (P2POp.op, called by batch_isend_irecv on gloo) are part of it.
+            assert [row[0] for row in rows[1:]] == ["broadcast", "all_reduce", "all_gather", "batch_isend_irecv"]
             p2p = {row[0]: row[2:] for row in rows[1:]}["batch_isend_irecv"]
             # pre_0: [r + 1, 2] and the empty receive buffer; post_0: with the other rank's tensor.
             pre = [f"{((rank + 1) ** 2 + 4) ** 0.5:.6f}", f"{2.0:.1f}"]

@@ -153,8 +153,8 @@ class CollectiveHooks:
 
         @functools.wraps(original)
         def collective(*args, **kwargs):
-            # A collective called by another one (torch's _all_gather_base calls
-            # all_gather_into_tensor) is part of the outer call.
+            # A collective called by another one (batch_isend_irecv calls its P2POps' isend and
+            # irecv on gloo) is part of the outer call.
             if getattr(hooks.local, "inside", False) or not hooks.monitor.monitoring:
                 return original(*args, **kwargs)
             hooks.local.inside = True
