@@ -7,23 +7,27 @@ alternate steps.
 
 Modes: wg (weight gradients: wg_distribution), xy (activations and their gradients of the decoder
 blocks h.0 .. h.3, as 1.2.1's performance baseline monitors layers), mg (mg_direction: every
-parameter's gradient against AdamW's exp_avg); ops min, max, norm, mean, format csv, every step.
-The script runs with whichever msprobe its interpreter imports (ours, or the original 1.2.1 with
-params_have_main_grad=False, which it needs on plain PyTorch, and for mg
-opt_ty="Megatron_FP32Optimizer", without which it finds no exp_avg and fails).
+parameter's gradient against AdamW's exp_avg), cc (cc_distribution: every gradient all_reduced in
+a one-rank gloo group before the optimizer step, the collectives' inputs and outputs summarised);
+ops min, max, norm, mean, format csv, every step. The script runs with whichever msprobe its
+interpreter imports (ours, or the original 1.2.1 with params_have_main_grad=False, which it needs
+on plain PyTorch, and for mg opt_ty="Megatron_FP32Optimizer", without which it finds no exp_avg
+and fails).
 
 Alternate steps: the monitor's hooks (module forward and backward hooks, the parameters'
 post-accumulate-grad hooks, torch's global optimizer step hooks) are emptied and restored, so that
-on and off steps see the same machine load. 1.2.1's weight-gradient hooks sit on autograd's
+on and off steps see the same machine load; in mode cc the off steps call the all_reduce the
+monitor wrapped. 1.2.1's weight-gradient hooks sit on autograd's
 AccumulateGrad nodes and stay on in the off steps: its wg overhead is measured low, not high."""
 import argparse
 import os
+import socket
 import time
 
 import gpt_step
 import step_script
 
-MODES = ("wg", "xy", "mg")
+MODES = ("wg", "xy", "mg", "cc")
 OPS = ["min", "max", "norm", "mean"]
 
 
@@ -32,6 +36,8 @@ def config_of(mode):
         return {"wg_distribution": True, "ops": OPS, "format": "csv"}
     if mode == "mg":
         return {"mg_direction": True, "ops": OPS, "format": "csv"}
+    if mode == "cc":
+        return {"cc_distribution": {"enable": True, "cc_pre_hook": True}, "ops": OPS, "format": "csv"}
     return {"targets": {f"h.{i}": {} for i in range(gpt_step.N_LAYER)}, "xy_distribution": True, "ops": OPS,
             "format": "csv"}
 
@@ -57,6 +63,14 @@ class HookSwitch:
                 d.update(saved)
 
 
+def one_rank_group(dist):
+    """A gloo process group of this process alone (cc_distribution needs torch.distributed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=0, world_size=1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     step_script.add_step_arguments(ap, MODES)
@@ -71,6 +85,10 @@ def main():
     torch.manual_seed(args.seed)
     model, opt, batches = gpt_step.training_setup(torch, args.seed, args.warmup + args.steps)
     package, msprobe_dir = step_script.msprobe_package()
+    import torch.distributed as dist
+    if args.mode == "cc":
+        one_rank_group(dist)
+    unwrapped = dist.all_reduce
     from msprobe.pytorch import TrainerMon
     cfg_path = os.path.join(work, "config.json")
     step_script.write_config(cfg_path, config_of(args.mode))
@@ -81,16 +99,22 @@ def main():
                          opt_ty="Megatron_FP32Optimizer" if args.mode == "mg" else None)
     mon.monitor_gnorm_with_ad(model, grad_acc_steps=1)
     switch = HookSwitch(torch, model)
+    wrapped = dist.all_reduce
     setup_s = time.perf_counter() - t_import
     n = [0]
 
     def step(batch):
-        switch.set(n[0] % 2 == 0)   # on in even steps, off in odd ones
+        on = n[0] % 2 == 0          # on in even steps, off in odd ones
+        switch.set(on)
         n[0] += 1
         x, y = batch
         opt.zero_grad(set_to_none=True)
         loss = model(x, y)
         loss.backward()
+        if args.mode == "cc":
+            all_reduce = wrapped if on else unwrapped
+            for p in model.parameters():
+                all_reduce(p.grad)
         opt.step()
         return loss
 

@@ -1,9 +1,8 @@
 #!/usr/bin/env python
 """Training monitor (TrainerMon) benchmark: the step-time overhead of weight-gradient monitoring
-(wg), of activation monitoring (xy) and of mg_direction (mg), ours against the original 1.2.1's on
-the same model,
-written to bench/RESULTS_monitor.md and RESULTS_monitor.json (generated, never edited by hand;
-BENCHMARKS.md shows the JSON's target rows).
+(wg), of activation monitoring (xy), of mg_direction (mg) and of collective monitoring (cc), ours
+against the original 1.2.1's on the same model, written to bench/RESULTS_monitor.md and
+RESULTS_monitor.json (generated, never edited by hand; BENCHMARKS.md shows the JSON's target rows).
 
     python bench/run_monitor_benchmarks.py --orig-python ../orig121/bin/python   # R=3
 
@@ -12,8 +11,9 @@ every step monitored, ops min/max/norm/mean, format csv). Each process runs moni
 alternate steps, so that both see the same load of this shared machine; the ratio is median
 monitor-on step / median monitor-off step, pooled over the processes of a package. Processes
 interleave as in run_benchmarks.py. Targets (issue 21): wg overhead at most 2% of step time (ours);
-xy overhead (ratio - 1) of the original at least 3x ours; mg is measured, without a target.
-Raw per-process JSON and logs: build/bench-results/monitor-<timestamp>/.
+xy overhead (ratio - 1) of the original at least 3x ours; mg is measured, without a target; cc
+(cc_distribution, no target in the issue) reported with the xy factor as its limit. Raw
+per-process JSON and logs: build/bench-results/monitor-<timestamp>/.
 """
 import argparse
 import json
@@ -40,7 +40,7 @@ def main():
     ap.add_argument("--orig-python", required=True)
     ap.add_argument("--ours-python", default=sys.executable)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--modes", default="wg,xy,mg")
+    ap.add_argument("--modes", default="wg,xy,mg,cc")
     ap.add_argument("--process-timeout", type=int, default=1200)
     ap.add_argument("--results-dir", default=os.path.join(
         ROOT, "build", "bench-results", "monitor-" + time.strftime("%Y%m%d-%H%M%S")))
@@ -83,11 +83,13 @@ def main():
                         "measured": (f"{(ro - 1) * 100:+.1f}% ({text}; monitor on/off in alternate steps)"
                                      if ro else "n/a"),
                         "cpu": cpu, "limit": f"≤ {WG_LIMIT * 100:.0f}%", "ok": ok})
-    if "xy" in keys:
-        ro, rg, text = shares("xy")
-        co, cg, cpu = shares("xy", "_cpu")
+    for key, field in (("xy", "xy_distribution"), ("cc", "cc_distribution")):
+        if key not in keys:
+            continue
+        ro, rg, text = shares(key)
+        co, cg, cpu = shares(key, "_cpu")
         ok = None if ro is None else (rg - 1) >= XY_FACTOR * max(ro - 1, 1e-9)
-        targets.append({"name": "monitor xy_distribution: overhead (ratio − 1) original / ours",
+        targets.append({"name": f"monitor {field}: overhead (ratio − 1) original / ours",
                         "measured": f"{rb.factor(ro, rg)} ({text}; monitor on/off in alternate steps)"
                         if ro else "n/a",
                         "cpu": f"{rb.factor(co, cg)} ({cpu})" if co else "n/a",
@@ -113,7 +115,9 @@ def main():
               "- Workload (`bench/monitor_step.py`): GPT-style decoder of `bench/gpt_step.py` (3.7 M parameters), "
               "AdamW, TrainerMon with ops min/max/norm/mean, format csv, every step; wg: every weight gradient "
               "(grad_reduced and grad_unreduced); xy: input, output and their gradients of the 4 decoder blocks; "
-              "mg: mg_direction of every parameter (1.2.1 with `opt_ty=\"Megatron_FP32Optimizer\"`). "
+              "mg: mg_direction of every parameter (1.2.1 with `opt_ty=\"Megatron_FP32Optimizer\"`); "
+              "cc: every gradient all_reduced in a one-rank gloo group, inputs and outputs summarised "
+              "(cc_pre_hook). "
               "One thread. The monitor is on in every other step; 1.2.1's AccumulateGrad hooks stay on in its "
               "off steps, so its wg overhead reads low.",
               f"- {args.reps} processes per (package, mode); warmup/timed steps per process: ours "

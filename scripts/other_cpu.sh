@@ -13,7 +13,7 @@ which=${1:-all}
 TORCH_TESTS=(tests/test_overflow_pytorch.py tests/test_parity_original.py tests/test_run_ut_parity.py
              tests/grad_probe/test_grad_probe_torch.py tests/free_benchmark/test_parity.py
              tests/test_tolerances.py tests/monitor/test_monitor_parity.py tests/monitor/test_monitor_zero.py
-             tests/monitor/test_monitor_mg_ur.py)
+             tests/monitor/test_monitor_mg_ur.py tests/monitor/test_monitor_cc.py)
 MS_TESTS=(tests/mindspore/test_ms_parity_original.py tests/mindspore/test_ms_overflow.py
           tests/grad_probe/test_grad_probe_ms.py tests/mindspore/test_ms_run_ut.py
           tests/mindspore/test_ms_free_benchmark.py)

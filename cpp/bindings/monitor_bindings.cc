@@ -7,6 +7,7 @@
 //       .flush(prefix, step) -> MonitorFlush
 //   AdamHeatmaps().add(update_tags, ratio_tags, exp_avgs, exp_avg_sqs, steps, beta1, beta2, eps),
 //                      .take() -> [MonitorHeatmap]        ur_distribution
+//   CollectiveStats(ops, eps).add(tags, parts) / .move_into(writer, prefix)   cc_distribution
 //   monitor_stats(tensor, eps) -> MonitorStats
 //   AnomalyFile(dir, rank, pp_stage, group_mates).write(alerts)     anomaly.json
 //   read_anomalies(data_path), earliest_anomalies(entries, top_k, steps),
@@ -23,6 +24,7 @@
 #include "msprobe/base/error.h"
 #include "msprobe/monitor/adam_heatmaps.h"
 #include "msprobe/monitor/anomaly_file.h"
+#include "msprobe/monitor/collective_stats.h"
 #include "msprobe/monitor/module_struct.h"
 #include "msprobe/monitor/monitor_config.h"
 #include "msprobe/monitor/monitor_csv_series.h"
@@ -85,6 +87,22 @@ void add_heatmaps(AdamHeatmaps& h, const std::vector<std::string>& update_tags,
   h.add(update_tags, ratio_tags, moments, beta1, beta2, eps);
 }
 
+// parts: one sequence of host tensors per tag.
+void add_collective(CollectiveStats& c, const std::vector<std::string>& tags, nb::sequence parts) {
+  std::vector<HeldTensors> held;
+  held.reserve(nb::len(parts));
+  for (nb::handle part : parts) held.emplace_back(nb::borrow<nb::sequence>(part), "CollectiveStats.add");
+  std::vector<std::vector<const msprobe::TensorView*>> views;
+  for (const HeldTensors& h : held) {
+    for (const msprobe::TensorView* v : h.views) {
+      MSPROBE_CHECK(v != nullptr, InvalidInput, "CollectiveStats.add: every part is a tensor");
+    }
+    views.push_back(h.views);
+  }
+  nb::gil_scoped_release release;
+  c.add(tags, views);
+}
+
 }  // namespace
 
 void bind_monitor(nb::module_& m) {
@@ -108,6 +126,9 @@ void bind_monitor(nb::module_& m) {
       .ro("ur_distribution", &MonitorConfig::ur_distribution)
       .ro("mg_direction", &MonitorConfig::mg_direction)
       .ro("cc_enable", &MonitorConfig::cc_enable)
+      .ro("cc_codeline", &MonitorConfig::cc_codeline)
+      .ro("cc_pre_hook", &MonitorConfig::cc_pre_hook)
+      .ro("cc_log_only", &MonitorConfig::cc_log_only)
       .ro("ops", &MonitorConfig::ops)
       .ro("eps", &MonitorConfig::eps)
       .ro("ndigits", &MonitorConfig::ndigits)
@@ -252,4 +273,23 @@ void bind_monitor(nb::module_& m) {
            "optimizer step counts) as the next column of its heat maps.")
       .def("take", &AdamHeatmaps::take, "The heat maps that got a column since the last take.")
       .def("clear", &AdamHeatmaps::clear, "Forgets every heat map.");
+  RecordClass<CollectiveRows>(m, "CollectiveRows", "A step's aggregated statistics of the collectives.")
+      .ro("tags", &CollectiveRows::tags)
+      .ro("values", &CollectiveRows::values, "values[i][j]: tags[i], ops[j]");
+  nb::class_<CollectiveStats>(
+      m, "CollectiveStats",
+      "cc_distribution: statistics of the collectives' tensors, aggregated over a step.")
+      .def(nb::init<std::vector<std::string>, double>(), "ops"_a, "eps"_a)
+      .def("add", &add_collective, "tags"_a, "parts"_a,
+           "One call: tags[i] summarises the host tensors parts[i] (a list argument: all of them as one).")
+      .def("take", &CollectiveStats::take, "The aggregates since the last take, forgotten.")
+      .def(
+          "move_into",
+          [](CollectiveStats& c, MonitorWriter& w, const std::string& prefix) {
+            nb::gil_scoped_release release;
+            c.move_into(w, prefix);
+          },
+          "writer"_a, "prefix"_a,
+          "The aggregates since the last take added to the writer's rows of `prefix`.")
+      .def("clear", &CollectiveStats::clear, "Forgets the calls not taken yet.");
 }

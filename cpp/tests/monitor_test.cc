@@ -135,6 +135,15 @@ TEST(MonitorConfig, DefaultsAndErrors) {
   EXPECT_EQ(error_of(R"({"ndigits": -1})"), "monitor config c.json: \"ndigits\" must be at least 0, got -1");
   EXPECT_NE(error_of(R"({"targets": {"fc": {"input": 1}}})").find("targets.fc.input"), std::string::npos);
   EXPECT_NE(error_of(R"({"cc_distribution": {"on": true}})").find("cc_distribution.on"), std::string::npos);
+  EXPECT_EQ(error_of(R"({"cc_distribution": {"cc_codeline": ["a", 1]}})"),
+            "monitor config c.json: \"cc_distribution.cc_codeline[]\" must be a string, got an integer");
+  c = parse_monitor_config(
+      parse_json(
+          R"({"cc_distribution": {"enable": true, "cc_codeline": ["train\\.py"], "cc_pre_hook": true}})",
+          "t"),
+      "c.json");
+  EXPECT_TRUE(c.cc_enable && c.cc_pre_hook && !c.cc_log_only);
+  EXPECT_EQ(c.cc_codeline, (std::vector<std::string>{"train\\.py"}));
 }
 
 TEST(MonitorWriter, RowsAlertsAndAnomalyFiles) {

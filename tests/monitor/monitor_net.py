@@ -50,6 +50,17 @@ OPTIMIZERS = {
 }
 
 
+def start_monitor(config, model, opt, as_121, grad_acc=1):
+    """TrainerMon on model and opt; as_121: with what 1.2.1 needs on plain PyTorch."""
+    from msprobe.pytorch import TrainerMon
+    if as_121:
+        mon = TrainerMon(config, params_have_main_grad=False, opt_ty="Megatron_FP32Optimizer")
+    else:
+        mon = TrainerMon(config)
+    mon.monitor_gnorm_with_ad(model, grad_acc_steps=grad_acc, optimizer=opt)
+    return mon
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--config")
@@ -63,12 +74,7 @@ def main():
     model = Net()
     opt = OPTIMIZERS[args.optim](model.parameters())
     if not args.no_monitor:
-        from msprobe.pytorch import TrainerMon
-        if args.as_121:
-            mon = TrainerMon(args.config, params_have_main_grad=False, opt_ty="Megatron_FP32Optimizer")
-        else:
-            mon = TrainerMon(args.config)
-        mon.monitor_gnorm_with_ad(model, grad_acc_steps=args.grad_acc, optimizer=opt)
+        start_monitor(args.config, model, opt, args.as_121, args.grad_acc)
     coef = torch.tensor([[1.0, -2.0]])
     for step in range(args.steps):
         opt.zero_grad()

@@ -123,9 +123,12 @@ MonitorConfig parse_monitor_config(const JsonValue& doc, const std::string& orig
         if (ck == "enable")
           c.cc_enable = r.boolean(cv, "cc_distribution.enable");
         else if (ck == "cc_codeline")
-          r.list(cv, "cc_distribution.cc_codeline");
-        else if (ck == "cc_pre_hook" || ck == "cc_log_only")
-          r.boolean(cv, "cc_distribution." + ck);
+          for (const JsonValue& line : r.list(cv, "cc_distribution.cc_codeline"))
+            c.cc_codeline.push_back(r.string(line, "cc_distribution.cc_codeline[]"));
+        else if (ck == "cc_pre_hook")
+          c.cc_pre_hook = r.boolean(cv, "cc_distribution.cc_pre_hook");
+        else if (ck == "cc_log_only")
+          c.cc_log_only = r.boolean(cv, "cc_distribution.cc_log_only");
         else
           r.fail("cc_distribution." + ck, "is not supported (enable, cc_codeline, cc_pre_hook, cc_log_only)");
       }

@@ -115,9 +115,17 @@ void MonitorWriter::add(const std::string& prefix, const std::vector<std::string
     const MonitorStats s = monitor_stats(*tensors[i], o_.eps, counts_);
     for (size_t j = 0; j < ops_.size(); ++j) values[i][j] = s.get(ops_[j]);
   }
+  add_values(prefix, tags, std::move(values), group);
+}
+
+void MonitorWriter::add_values(const std::string& prefix, const std::vector<std::string>& tags,
+                               std::vector<std::vector<double>> values, const std::string& group,
+                               bool numbered) {
+  MSPROBE_CHECK(tags.size() == values.size(), InvalidInput, "MonitorWriter.add_values: as many tags as rows");
   std::lock_guard<std::mutex> lock(mu_);
   Pending& p = pending_[prefix];
   for (size_t i = 0; i < tags.size(); ++i) {
+    values[i].resize(ops_.size(), std::nan(""));
     // 1.2.1 keeps a step's values in a dict by tag: the last values, at the first place.
     auto [it, fresh] = p.index.emplace(tags[i], p.tags.size());
     if (fresh) {
@@ -136,7 +144,7 @@ void MonitorWriter::add(const std::string& prefix, const std::vector<std::string
     }
     // 1.2.1 numbers the tags it names "{name}/rank{R}/{what}"; a parameter's own statistics
     // (param, a bare name) have no call id (-1).
-    if (tags[i].find('/') != std::string::npos) call_ids_[tags[i]] = next_call_id_++;
+    if (numbered && tags[i].find('/') != std::string::npos) call_ids_[tags[i]] = next_call_id_++;
   }
 }
 
@@ -198,6 +206,11 @@ std::string MonitorWriter::write_csv(const std::string& prefix, int64_t step, co
     }
     for (double v : rows.values[i]) it->second.push_back(monitor_csv_number(v, o_.ndigits));
   }
+  // pandas makes one frame of the rows: shorter rows (a collective with fewer tensors than
+  // another, in "other") are filled with NaN up to the longest.
+  size_t width = 0;
+  for (const auto& [name, c] : cells) width = std::max(width, c.size());
+  for (auto& [name, c] : cells) c.resize(width, "nan");
   const bool vpp = !names.empty() && names[0].find(':') != std::string::npos;
   std::string text;
   struct stat st;

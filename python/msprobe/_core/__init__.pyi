@@ -1411,6 +1411,15 @@ class MonitorConfig:
     def cc_enable(self) -> bool: ...
 
     @property
+    def cc_codeline(self) -> list[str]: ...
+
+    @property
+    def cc_pre_hook(self) -> bool: ...
+
+    @property
+    def cc_log_only(self) -> bool: ...
+
+    @property
     def ops(self) -> list[str]: ...
 
     @property
@@ -1752,3 +1761,46 @@ class AdamHeatmaps:
 
     def clear(self) -> None:
         """Forgets every heat map."""
+
+class CollectiveRows:
+    """A step's aggregated statistics of the collectives."""
+
+    def __init__(self) -> None: ...
+
+    def __getstate__(self) -> tuple: ...
+
+    def __setstate__(self, arg: tuple, /) -> None: ...
+
+    def __eq__(self, arg: object, /) -> bool: ...
+
+    def __repr__(self) -> str: ...
+
+    @property
+    def tags(self) -> list[str]: ...
+
+    @property
+    def values(self) -> list[list[float]]:
+        """values[i][j]: tags[i], ops[j]"""
+
+class CollectiveStats:
+    """
+    cc_distribution: statistics of the collectives' tensors, aggregated over a step.
+    """
+
+    def __init__(self, ops: Sequence[str], eps: float) -> None: ...
+
+    def add(self, tags: Sequence[str], parts: Sequence) -> None:
+        """
+        One call: tags[i] summarises the host tensors parts[i] (a list argument: all of them as one).
+        """
+
+    def take(self) -> CollectiveRows:
+        """The aggregates since the last take, forgotten."""
+
+    def move_into(self, writer: MonitorWriter, prefix: str) -> None:
+        """
+        The aggregates since the last take added to the writer's rows of `prefix`.
+        """
+
+    def clear(self) -> None:
+        """Forgets the calls not taken yet."""

@@ -34,7 +34,11 @@ struct MonitorConfig {
   bool xy_distribution = false, all_xy = false, forward_only = false, backward_only = false;
   bool wg_distribution = false, mv_distribution = false, param_distribution = false;
   bool ur_distribution = false, mg_direction = false;
+  // cc_distribution: statistics of the torch.distributed collectives.
   bool cc_enable = false;
+  std::vector<std::string> cc_codeline;     // regexes; a call counts when one matches its stack
+  bool cc_pre_hook = false;                 // also the inputs before the call ("pre_i")
+  bool cc_log_only = false;                 // log the collectives used and their stacks, then stop
   std::vector<std::string> ops = {"norm"};  // the valid ones of the file, else ["norm"]
   double eps = 1e-8;
   int64_t ndigits = 6;

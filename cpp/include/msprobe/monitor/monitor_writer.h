@@ -75,6 +75,12 @@ class MonitorWriter {
   void add_sign_matches(const std::string& prefix, const std::vector<std::string>& tags,
                         const std::vector<const TensorView*>& grads,
                         const std::vector<const TensorView*>& exp_avgs);
+  // Values already summarised (values[i][j]: tags[i], ops[j]; missing ones NaN) for tags[i]
+  // under `prefix`, as add keeps them. numbered false: the tags get no call id (-1; 1.2.1 numbers
+  // module and parameter tags only, not the collectives').
+  void add_values(const std::string& prefix, const std::vector<std::string>& tags,
+                  std::vector<std::vector<double>> values, const std::string& group = "",
+                  bool numbered = true);
   // Writes the rows added under `prefix` since the last flush as `step`, checks the alert rules,
   // and forgets them. The csv row of a tag is named by the text before its first '/'; tags of
   // one name fill one row in order ("input" then "output").

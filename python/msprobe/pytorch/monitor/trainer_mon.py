@@ -19,6 +19,7 @@ from msprobe import _core
 from msprobe.core import device_path, log
 from msprobe.pytorch.device_stats import TorchDeviceRecorder
 from msprobe.pytorch.monitor.anomaly_files import AnomalyFile
+from msprobe.pytorch.monitor.collective_hooks import CollectiveHooks
 from msprobe.pytorch.monitor.metric_outputs import metric_dicts, open_output
 from msprobe.pytorch.monitor.mg_direction import add_mg_direction
 from msprobe.pytorch.monitor.module_hooks import WeightGradHooks, XYHooks, param_struct
@@ -29,7 +30,7 @@ from msprobe.pytorch.monitor.ur_heatmaps import UrHeatmaps, ur_enabled
 
 DEFAULT_OUTPUT_DIR = "./monitor_output"
 # The order 1.2.1 writes a step's files in (actv, then gradients, then the optimizer's state, then
-# "other": mg_direction).
+# "other": mg_direction and the collectives of cc_distribution).
 STEP_PREFIXES = ("actv", "actv_grad", "grad_unreduced", "grad_reduced", "exp_avg", "exp_avg_sq", "param", "other")
 
 
@@ -71,6 +72,7 @@ class TrainerMon:
         self.dp_group = self.tp_group = None
         self.params, self.names, self.name2param, self.duplicate = [], [], {}, set()
         self.xy_hooks, self.wg_hooks = XYHooks(self), WeightGradHooks(self)
+        self.cc_hooks = CollectiveHooks(self)
         self.optimizer = None
         self.step_handles, self.final_handles = [], []
         self.module_struct = {}     # print_struct: module -> {part: [(key, text)]}
@@ -257,11 +259,19 @@ class TrainerMon:
             self.struct_pending = self.config.print_struct
             if self.config.xy_distribution or self.config.print_struct:
                 self.xy_hooks.install(self.model)
+            if self.config.cc_enable and _distributed():
+                self.cc_hooks.install(self.config)
+            elif self.config.cc_enable:
+                log.warning("monitor: cc_distribution needs torch.distributed initialised; the collectives are "
+                            "not monitored")
         self.monitoring = True
         self._update_collecting()
 
     def _hook_optimizer(self, optimizer):
         def pre(opt, args, kwargs):
+            if self.cc_hooks.installed:
+                with self.guard():
+                    self.cc_hooks.before_step()
             if self.struct_pending and self.module_struct:
                 with self.guard():
                     self._save_module_struct()
@@ -378,6 +388,7 @@ class TrainerMon:
     def _remove_all_hooks(self):
         self.xy_hooks.remove()
         self.wg_hooks.remove()
+        self.cc_hooks.remove()
         for h in self.step_handles:
             h.remove()
         self.step_handles = []
