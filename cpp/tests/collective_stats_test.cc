@@ -36,7 +36,7 @@ std::vector<double> row(const CollectiveRows& r, const std::string& tag) {
 
 TEST(CollectiveStats, AggregatesTheCallsOfAStep) {
   CollectiveStats c({"min", "max", "norm", "zeros", "nans", "mean", "id"}, 1e-8);
-  std::vector<float> a{3, -4, 0, 1}, b{0, 0, 2, 6}, n{kNaN, 1};
+  std::vector<float> a{3, -4, 0, 1}, b{0, 0, 2, 6}, n{(float)kNaN, 1};
   const TensorView va = view_of(a, DType::kFloat32), vb = view_of(b, DType::kFloat32);
   const TensorView vn = view_of(n, DType::kFloat32);
   c.add({"all_reduce/rank0/post_0"}, {{&va}});
