@@ -12,10 +12,14 @@ from conftest import TESTS_DIR
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from monitor_cc_net import run_two_ranks  # noqa: E402
-from monitor_checks import assert_csv_as_original, losses, read_csv, run_net, the_rank_dir  # noqa: E402
+from monitor_checks import assert_csv_as_original, assert_same_steps, losses, read_csv, run_net, the_rank_dir  # noqa: E402
 from tolerances import kernel_rtol  # noqa: E402
 
 GOLDEN = os.path.join(TESTS_DIR, "fixtures", "monitor_1.2.1", "cc")
+# On another CPU a value of the all-reduced gradients can cross zeros' eps (1e-8) by a last bit,
+# which moves a step's averaged "zeros" share by a whole element: up to one element of the
+# smallest tensor (48 elements) is allowed against 1.2.1's files.
+ZEROS_FLIP_TOL = 1 / 48 + 1e-6
 RUN_ARGS = ("--steps", "4")
 
 
@@ -48,10 +52,11 @@ def test_as_121(tmp_path, case, port, device_path, unmonitored):
     results = run(tmp_path, config, port, env={"MSPROBE_FORCE_DEVICE_PATH": "1"} if device_path else None)
     for rank, (_, out, err) in enumerate(results):
         with open(os.path.join(GOLDEN, case, f"stdout{rank}.txt")) as f:
-            assert losses(out) == f.read().splitlines() == unmonitored[rank]   # training unchanged
+            assert losses(out) == unmonitored[rank]   # training unchanged
+            assert_same_steps(losses(out), f.read().splitlines())
         assert "collectives restored False" in out     # still monitoring at the end
         assert_csv_as_original(the_rank_dir(os.path.join(str(tmp_path), "out"), rank),
-                               os.path.join(GOLDEN, case, f"rank{rank}"), 6)
+                               os.path.join(GOLDEN, case, f"rank{rank}"), 6, zeros_tol=ZEROS_FLIP_TOL)
         rows = {row[0]: row[2:] for row in other_files(tmp_path, rank)["other_2-2.csv"][1:]}
         if case == "codeline":     # the calls from average_gradients only, after the calls
             assert list(rows) == ["all_reduce"] and len(rows["all_reduce"]) == 2
