@@ -19,8 +19,10 @@ MonitorOp monitor_op_from_name(const std::string& name);
 
 struct MonitorStats {
   // As 1.2.1 reports them: min and max in the tensor's dtype (NaN when any element is NaN or the
-  // tensor is empty), norm and mean over float64, zeros the share of |x| < eps as float32
-  // (1.2.1 divides an integer count by numel), nans a count. Empty tensor: all NaN but nans 0.
+  // tensor is empty), norm and mean summed in float over runs of 8 then in float64 (float64 only
+  // for float64 tensors, or where float squares would overflow or vanish), zeros the share of
+  // |x| < eps as float32 (1.2.1 divides an integer count by numel), nans a count. Empty tensor:
+  // all NaN but nans 0.
   double min = 0, max = 0, norm = 0, zeros = 0, nans = 0, mean = 0;
   double id = 0;  // the value of a one-element tensor, NaN otherwise
   double get(MonitorOp op) const;
