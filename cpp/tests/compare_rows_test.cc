@@ -211,6 +211,14 @@ TEST(ComparePandasNumeric, ParsesAsPandas20) {
   EXPECT_EQ(pandas_to_numeric("9.221885624698875e-05").value, 9.221885624698876e-05);
   EXPECT_TRUE(pandas_to_numeric("12").is_int);
   EXPECT_FALSE(pandas_to_numeric("12.0").is_int);
+  // exponents past int wrap as in pandas 2.0.3 on x86 (values read from pd.to_numeric)
+  EXPECT_EQ(pandas_to_numeric("1e4294967296").value, 1.0);
+  EXPECT_EQ(pandas_to_numeric("1e4294967297").value, 10.0);
+  EXPECT_EQ(pandas_to_numeric("1e2147483648").value, 0.0);
+  EXPECT_FALSE(pandas_to_numeric("1e-2147483649").ok);
+  EXPECT_EQ(pandas_to_numeric("1e-4294967000").value, 1e296);
+  EXPECT_FALSE(pandas_to_numeric("1e12345678901234567").ok);
+  EXPECT_EQ(pandas_to_numeric("1e-12345678901234567").value, 0.0);
   EXPECT_TRUE(std::isinf(pandas_to_numeric("-inf").value));
   EXPECT_FALSE(pandas_to_numeric("nan").ok);
   EXPECT_FALSE(pandas_to_numeric("N/A").ok);

@@ -3,6 +3,7 @@
 
 #include <strings.h>
 #include <cmath>
+#include <cstdint>
 
 namespace msprobe {
 
@@ -76,13 +77,16 @@ bool precise_xstrtod(const std::string& str, double& out, bool& maybe_int) {
     } else if (*p == '+') {
       ++p;
     }
-    int n = 0, digits = 0;
+    // pandas sums up to 17 exponent digits in a C int, which wraps on x86: "1e4294967296" is 1.0
+    // there. Unsigned arithmetic gives the same wrap without signed overflow.
+    uint32_t n = 0;
+    int digits = 0;
     while (digits < kMaxDigits && ascii_digit(*p)) {
-      n = n * 10 + (*p - '0');
+      n = n * 10u + static_cast<uint32_t>(*p - '0');
       ++digits;
       ++p;
     }
-    exponent += neg_exp ? -n : n;
+    exponent = static_cast<int32_t>(static_cast<uint32_t>(exponent) + (neg_exp ? 0u - n : n));
     if (digits == 0) --p;
   }
   if (exponent > 308) return false;  // ERANGE

@@ -156,20 +156,23 @@ double unit_roundoff(const std::string& dtype) {
 }
 
 int64_t numel_of_shape(const std::string& shape) {
+  // a shape comes from a user's file: sizes and their product saturate instead of overflowing
+  constexpr int64_t kCap = int64_t(1) << 62;
+  auto times = [](int64_t a, int64_t b) { return (b != 0 && a > kCap / b) ? kCap : a * b; };
   int64_t n = 1;
   bool any = false;
   int64_t cur = -1;
   for (char ch : shape) {
     if (ch >= '0' && ch <= '9') {
-      cur = (cur < 0 ? 0 : cur) * 10 + (ch - '0');
+      cur = std::min(kCap, times(cur < 0 ? 0 : cur, 10) + (ch - '0'));
     } else if (cur >= 0) {
-      n *= cur;
+      n = times(n, cur);
       any = true;
       cur = -1;
     }
   }
   if (cur >= 0) {
-    n *= cur;
+    n = times(n, cur);
     any = true;
   }
   return any ? n : 1;  // "[]" is a scalar
