@@ -327,3 +327,33 @@ def test_megatron_distributed_and_zero3_moments(work, opt_ty, fake_class):
     assert [r[1] for r in rows[1:]] == names
     for row, norm in zip(rows[1:], norms):
         assert float(row[4]) == pytest.approx(norm, abs=1e-6)
+
+
+@pytest.mark.parametrize("user_hook", ["none", "after_ours"])
+def test_grad_unreduced_is_the_gradient_at_the_hook(work, user_hook):
+    """grad_unreduced holds the gradient as it is at our post-accumulate hook, as 1.2.1 reads it:
+    a user's hook registered after ours that scales the gradient in place must not show there
+    (it shows in grad_reduced, read before the step). Guards any later attempt to read the
+    gradients after the hook (deferred or on another thread)."""
+    torch.manual_seed(0)
+    model = Net()
+    mon = TrainerMon(write_config(work / "c.json", {"wg_distribution": True, "format": "csv",
+                                                   "ops": ["min", "max", "norm"], "ndigits": 12}))
+    opt = torch.optim.SGD(model.parameters(), lr=0.125)
+    mon.monitor_gnorm_with_ad(model, optimizer=opt)
+    factor = 1.0
+    if user_hook == "after_ours":
+        factor = 4.0
+        def scale(p):
+            p.grad.mul_(4.0)
+        for p in model.parameters():
+            p.register_post_accumulate_grad_hook(scale)
+    train(model, opt, 3)
+    rank_dir = the_rank_dir(work / "out")
+    for step in range(3):
+        unreduced = {r[1]: r[3:] for r in read_csv(os.path.join(rank_dir, f"grad_unreduced_{step}-{step}.csv"))[1:]}
+        reduced = {r[1]: r[3:] for r in read_csv(os.path.join(rank_dir, f"grad_reduced_{step}-{step}.csv"))[1:]}
+        assert len(unreduced) == len(reduced) == len(list(model.parameters()))
+        for name, values in reduced.items():
+            before = [float(v) * factor for v in unreduced[name]]
+            assert [float(v) for v in values] == pytest.approx(before, rel=1e-9, abs=1e-12), (step, name)
