@@ -46,7 +46,7 @@ def test_mg_direction_as_original(tmp_path, as_121, device_path):
     plain = run_net(tmp_path / "off", config, *net_args, "--no-monitor")
     assert losses(run.stdout) == losses(plain.stdout)          # training unchanged, bit for bit
     rank_dir = the_rank_dir(tmp_path / "on" / "out")
-    assert_csv_as_original(rank_dir, os.path.join(FIXTURES, "mg_direction", "rank0"), 6, MG_FLIP_TOL)
+    assert_csv_as_original(rank_dir, os.path.join(FIXTURES, "mg_direction", "rank0"), 6, abs_tol=MG_FLIP_TOL)
     with open(os.path.join(rank_dir, "other_0-0.csv")) as f:
         assert f.read().splitlines()[1] == "0,block.fc1.weight,0,1.0,1.0,1.0,0.0,0.0,1.0"   # step 0: 1.0
 
@@ -264,4 +264,4 @@ def test_mg_direction_with_zero_partitions_as_original(tmp_path, case, port):
         assert_same_steps(losses(outs[0]), losses(f.read()))
     for rank in (0, 1):
         assert_csv_as_original(the_rank_dir(tmp_path / "out", rank), os.path.join(FIXTURES, case, f"rank{rank}"), 6,
-                               MG_FLIP_TOL)
+                               abs_tol=MG_FLIP_TOL)
