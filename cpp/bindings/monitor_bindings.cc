@@ -4,11 +4,12 @@
 //   MonitorWriter(dir, ops, eps, ndigits, step_count_per_record, rules, csv)
 //       .add(prefix, tags, tensors, group="")   one call per hook or per step; None: not a tensor
 //       .add_sign_matches(prefix, tags, grads, exp_avgs)   mg_direction; exp_avg None: 1.0
-//       .flush(prefix, step) -> MonitorFlush
+//       .flush(prefix, step) -> MonitorFlush, .begin_flush_step(prefixes, step),
+//       .flush_step(prefixes, step) -> [MonitorFlush]
 //   AdamHeatmaps().add(update_tags, ratio_tags, exp_avgs, exp_avg_sqs, steps, beta1, beta2, eps),
 //                      .take() -> [MonitorHeatmap]        ur_distribution
 //   CollectiveStats(ops, eps).add(tags, parts) / .move_into(writer, prefix)   cc_distribution
-//   monitor_stats(tensor, eps) -> MonitorStats
+//   monitor_stats(tensor, eps) -> MonitorStats, parallel_workers() -> int
 //   AnomalyFile(dir, rank, pp_stage, group_mates).write(alerts)     anomaly.json
 //   read_anomalies(data_path), earliest_anomalies(entries, top_k, steps),
 //   write_anomaly_analysis(out_dir, entries)                         anomaly_analyse
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/parallel_for.h"
 #include "msprobe/monitor/adam_heatmaps.h"
 #include "msprobe/monitor/anomaly_file.h"
 #include "msprobe/monitor/collective_stats.h"
@@ -223,6 +225,9 @@ void bind_monitor(nb::module_& m) {
         return monitor_stats(h.view, eps);
       },
       "tensor"_a, "eps"_a = 1e-8, "The monitor's statistics of a host tensor, in one pass.");
+  m.def("parallel_workers", &msprobe::parallel_workers,
+        "Threads beside the caller that read a large batch of tensors (MSPROBE_STATS_THREADS caps the "
+        "threads in all).");
   m.def("monitor_csv_number", &monitor_csv_number, "value"_a, "ndigits"_a,
         "A value as 1.2.1's monitor csv writes it (rounded as numpy, repr).");
 
@@ -255,10 +260,29 @@ void bind_monitor(nb::module_& m) {
             return w.flush(prefix, step);
           },
           "prefix"_a, "step"_a, "Writes the rows of `prefix` as `step` and checks the alert rules.")
+      .def(
+          "flush_step",
+          [](MonitorWriter& w, const std::vector<std::string>& prefixes, int64_t step) {
+            nb::gil_scoped_release release;
+            return w.flush_step(prefixes, step);
+          },
+          "prefixes"_a, "step"_a,
+          "The end of a monitored step: the background flush of begin_flush_step waited for, each prefix "
+          "flushed in order, then end_step; the flushes that had rows.")
+      .def("begin_flush_step", &MonitorWriter::begin_flush_step, "prefixes"_a, "step"_a,
+           "Takes the rows of each prefix now and writes them as `step` on another thread (while the "
+           "optimizer "
+           "steps); flush_step returns the result.")
       .def("pending", &MonitorWriter::pending, "prefix"_a,
            "The rows of `prefix` not yet flushed (nothing written).")
       .def("end_step", &MonitorWriter::end_step, "Call ids start again from 0.")
-      .def("clear", &MonitorWriter::clear, "Drops every row not flushed.");
+      .def(
+          "clear",
+          [](MonitorWriter& w) {
+            nb::gil_scoped_release release;
+            w.clear();
+          },
+          "Drops every row not flushed (once a background flush is written).");
 
   RecordClass<MonitorHeatmap>(m, "MonitorHeatmap", "A heat map of histograms along steps (ur_distribution).")
       .ro("tag", &MonitorHeatmap::tag)

@@ -102,6 +102,45 @@ TEST(MonitorStats, FloatRunsKeepDoubleAccuracy) {
   EXPECT_EQ(s.zeros, 1.0);
 }
 
+// A call with enough elements is read in pieces by several threads: each tensor's statistics are
+// still its own (as read alone, and against a double reference), and the same on every run.
+TEST(MonitorStats, ManyTensorsInPiecesAsEachAlone) {
+  std::vector<float> big((size_t)3 << 19);  // 1.5 M: pieces across threads
+  double q = 0, sum = 0;
+  for (size_t i = 0; i < big.size(); ++i) {
+    big[i] = (float)std::sin(0.001 * (double)i) + (i == 777777 ? 5.0f : 0.0f);
+    q += (double)big[i] * (double)big[i];
+    sum += (double)big[i];
+  }
+  std::vector<double> wide{1.0, -2.0, 0.0, 4.0};
+  std::vector<float> strided{1.0f, 9.0f, -3.0f, 9.0f, 2.0f, 9.0f};
+  std::vector<float> none;
+  const TensorView vb = view_of(big, DType::kFloat32), vw = view_of(wide, DType::kFloat64),
+                   vs = view_of(strided, DType::kFloat32, {3}, {2}), ve = view_of(none, DType::kFloat32, {0});
+  const std::vector<const TensorView*> views{&vw, &vb, nullptr, &vs, &ve};
+  const std::vector<MonitorStats> many = monitor_stats_many(views, 1e-8);
+  ASSERT_EQ(many.size(), 5u);
+  EXPECT_EQ(many[1].max, 5.0f + (float)std::sin(0.001 * 777777));
+  EXPECT_NEAR(many[1].norm, std::sqrt(q), 4e-7 * std::sqrt(q));
+  EXPECT_NEAR(many[1].mean, sum / (double)big.size(), 1e-6);
+  EXPECT_EQ(many[0].max, 4.0);
+  EXPECT_EQ(many[0].zeros, 0.25);
+  EXPECT_EQ(many[3].max, 2.0);   // the 9s are outside the view
+  EXPECT_EQ(many[2].norm, 0.0);  // nullptr: left 0
+  EXPECT_TRUE(std::isnan(many[4].norm));
+  for (size_t i : {0, 1, 3}) {
+    const MonitorStats alone = monitor_stats(*views[i], 1e-8);
+    EXPECT_EQ(alone.norm, many[i].norm) << i;
+    EXPECT_EQ(alone.mean, many[i].mean) << i;
+    EXPECT_EQ(alone.min, many[i].min) << i;
+  }
+  for (int run = 0; run < 20; ++run) {
+    const MonitorStats again = monitor_stats(vb, 1e-8);
+    ASSERT_EQ(again.norm, many[1].norm) << "run " << run;
+    ASSERT_EQ(again.mean, many[1].mean) << "run " << run;
+  }
+}
+
 TEST(MonitorCsv, NumbersAsPandasWritesThem) {
   EXPECT_EQ(monitor_csv_number(1.0 / 30, 6), "0.033333");
   EXPECT_EQ(monitor_csv_number(-0.8203125, 6), "-0.820312");  // half to even after scaling
@@ -210,6 +249,55 @@ TEST(MonitorWriter, RowsOfAGroupStayTogether) {
   w.add("actv_grad", {"0:fc1_0/rank0/output_grad"}, {&va});
   EXPECT_EQ(w.flush("actv_grad", 0).tags,
             (std::vector<std::string>{"0:fc2_0/rank0/output_grad", "0:fc1_0/rank0/output_grad"}));
+}
+
+// begin_flush_step takes the step's rows and writes them on another thread; flush_step waits and
+// returns them with the rows added since, in prefix order, the files complete on return.
+TEST(MonitorWriter, BackgroundFlushOfAStep) {
+  MonitorWriterOptions o;
+  o.dir = join_path(temp_dir("background"), "rank0");
+  o.ops = {"max"};
+  o.rules = {AlertRule{"AnomalyTurbulence", 0.5}};
+  MonitorWriter w(o);
+  std::vector<float> a{1}, b{8};
+  const TensorView va = view_of(a, DType::kFloat32), vb = view_of(b, DType::kFloat32);
+  for (int64_t step = 0; step < 3; ++step) {
+    const TensorView& grad = step == 2 ? vb : va;  // step 2 leaves the running mean
+    w.add("grad_reduced", {"0:fc.weight/rank0/post_grad"}, {&grad});
+    w.add("param", {"0:fc.weight"}, {&va});
+    w.begin_flush_step({"grad_reduced", "param", "other"}, step);
+    w.add("other", {"0:fc.weight/rank0/mg_direction"}, {&vb});  // after begin: flushed at the end
+    const std::vector<MonitorFlush> fs = w.flush_step({"grad_reduced", "param", "other"}, step);
+    ASSERT_EQ(fs.size(), 3u);
+    EXPECT_EQ(fs[0].prefix, "grad_reduced");
+    EXPECT_EQ(fs[1].prefix, "param");
+    EXPECT_EQ(fs[2].prefix, "other");
+    EXPECT_EQ(fs[0].alerts.size(), step == 2 ? 1u : 0u) << step;
+    EXPECT_EQ(read_all(fs[0].csv_path).substr(0, 26), "vpp_stage,param_name,step,");
+    EXPECT_NE(read_all(fs[0].csv_path)
+                  .find("fc.weight," + std::to_string(step) + "," + (step == 2 ? "8.0" : "1.0")),
+              std::string::npos);
+  }
+  // Nothing begun: flush_step alone flushes.
+  w.add("param", {"0:fc.weight"}, {&vb});
+  EXPECT_EQ(w.flush_step({"param"}, 3).size(), 1u);
+  EXPECT_TRUE(w.flush_step({"param"}, 4).empty());
+}
+
+TEST(MonitorWriter, BackgroundFlushErrorComesBack) {
+  const std::string dir = temp_dir("background_error");
+  MonitorWriterOptions o;
+  o.dir = join_path(dir, "rank0");
+  {
+    std::ofstream blocker(dir);  // a file where the folder should be made
+  }
+  MonitorWriter w(o);
+  std::vector<float> a{1};
+  const TensorView va = view_of(a, DType::kFloat32);
+  w.add("param", {"0:fc.weight"}, {&va});
+  w.begin_flush_step({"param"}, 0);
+  EXPECT_THROW(w.flush_step({"param"}, 0), Error);
+  std::remove(dir.c_str());
 }
 
 }  // namespace

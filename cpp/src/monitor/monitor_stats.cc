@@ -3,8 +3,12 @@
 // block loop vectorises. Float tensors sum in float over short runs (kRows elements a lane), then
 // in double: half the work of converting every element, and within a few float ulps. Where float
 // squares could have overflowed or underflowed, the tensor is summed again in double.
+// A call's tensors are cut into fixed pieces; when there is enough to read, pieces go to pooled
+// threads too (parallel_for): in training the gradients come from L3 or memory, which one core
+// cannot drain as fast as two.
 #include "msprobe/monitor/monitor_stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -12,6 +16,7 @@
 #include <vector>
 
 #include "msprobe/base/error.h"
+#include "msprobe/base/parallel_for.h"
 #include "msprobe/tensor/element_reader.h"
 #include "msprobe/tensor/half.h"
 
@@ -22,6 +27,13 @@ namespace {
 constexpr int64_t kBlock = 2048;
 constexpr int kLanes = 16;
 constexpr int kRows = 8;  // elements a lane sums in T before the sum goes to double
+// A tensor is read in pieces of this many elements, each pass merged in order: fixed, so the
+// sums are the same however many threads read the pieces.
+constexpr int64_t kPiece = 1 << 16;
+// Below this many elements in one call the pieces are read on the calling thread alone: waking a
+// worker costs more than it saves (in the monitor's gradient hooks a sleeping worker took about as
+// long to join a 262144-element call as the call takes alone).
+constexpr int64_t kParallelElements = 1 << 20;
 
 // Per-lane accumulators (independent chains, so the block loop vectorises). T is float for
 // float32 / float16 / bfloat16 (exact), double otherwise; sums run kRows elements in T, then in
@@ -131,46 +143,100 @@ bool float_squares_hold(double q, double mn, double mx, int64_t n) {
   return q >= (double)n * std::ldexp(1.0, -100);
 }
 
+// A pass's lanes, in double (a float min or max converts exactly), to merge passes over the
+// pieces of a tensor.
+struct Partial {
+  double mx[kLanes], mn[kLanes], s[kLanes], q[kLanes];
+  int64_t nan = 0, zeros = 0;
+};
+
 template <typename T, bool kCounts>
-MonitorStats run(const TensorView& t, double eps) {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  MonitorStats out;
-  const int64_t n = t.numel();
+void export_pass(const Pass<T, kCounts>& p, Partial& out) {
+  for (int k = 0; k < kLanes; ++k) {
+    out.mx[k] = (double)p.mx[k];
+    out.mn[k] = (double)p.mn[k];
+    out.s[k] = p.s[k];
+    out.q[k] = p.q[k];
+  }
+  out.nan = p.nan;
+  out.zeros = p.zeros;
+}
+
+// One pass over elements [begin, end) of a contiguous tensor, or (end < 0) over every run of a
+// strided one.
+template <typename T, bool kCounts>
+void run_piece(const TensorView& t, double eps, int64_t begin, int64_t end, Partial& out) {
   Pass<T, kCounts> p((T)eps_in(t.dtype, eps));
-  std::vector<T> buf(kBlock);
+  T buf[kBlock];
   const size_t es = dtype_size(t.dtype);
-  t.for_each_run([&](const void* ptr, int64_t count) {
+  auto over = [&](const void* ptr, int64_t count) {
     const char* src = static_cast<const char*>(ptr);
     for (int64_t off = 0; off < count; off += kBlock) {
       const int64_t m = std::min(kBlock, count - off);
       if (t.dtype == DType::kFloat32 && std::is_same<T, float>::value) {
         p.block(reinterpret_cast<const T*>(src + (size_t)off * es), m);  // read in place
       } else {
-        convert_run<T>(src + (size_t)off * es, t.dtype, m, buf.data());
-        p.block(buf.data(), m);
+        convert_run<T>(src + (size_t)off * es, t.dtype, m, buf);
+        p.block(buf, m);
       }
     }
-  });
-  T mx = p.mx[0], mn = p.mn[0];
-  double s = 0, q = 0;
+  };
+  if (end < 0) {
+    t.for_each_run(over);
+  } else {
+    over(static_cast<const char*>(t.data) + (size_t)begin * es, end - begin);
+  }
+  export_pass(p, out);
+}
+
+void run_piece(const TensorView& t, double eps, bool counts, bool in_double, int64_t begin, int64_t end,
+               Partial& out) {
+  if (in_double) {
+    counts ? run_piece<double, true>(t, eps, begin, end, out)
+           : run_piece<double, false>(t, eps, begin, end, out);
+  } else {
+    counts ? run_piece<float, true>(t, eps, begin, end, out)
+           : run_piece<float, false>(t, eps, begin, end, out);
+  }
+}
+
+// Pieces are merged lane by lane in tensor order, so the sums do not depend on which thread
+// read which piece.
+void merge(Partial& into, const Partial& p) {
+  for (int k = 0; k < kLanes; ++k) {
+    into.mx[k] = p.mx[k] > into.mx[k] ? p.mx[k] : into.mx[k];
+    into.mn[k] = p.mn[k] < into.mn[k] ? p.mn[k] : into.mn[k];
+    into.s[k] += p.s[k];
+    into.q[k] += p.q[k];
+  }
+  into.nan += p.nan;
+  into.zeros += p.zeros;
+}
+
+// The statistics of a merged pass; false when float sums of squares cannot be trusted (the
+// tensor is read again in double).
+bool finish(const Partial& p, int64_t n, bool counts, bool in_double, MonitorStats& out) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  double mx = p.mx[0], mn = p.mn[0], s = 0, q = 0;
   for (int k = 0; k < kLanes; ++k) {
     mx = p.mx[k] > mx ? p.mx[k] : mx;
     mn = p.mn[k] < mn ? p.mn[k] : mn;
     s += p.s[k];
     q += p.q[k];
   }
-  if (std::is_same<T, float>::value && !float_squares_hold(q, (double)mn, (double)mx, n))
-    return run<double, kCounts>(t, eps);
-  const bool any_nan = kCounts ? p.nan > 0 : std::isnan(q);
-  out.max = any_nan ? nan : (double)mx;
-  out.min = any_nan ? nan : (double)mn;
+  if (!in_double && !float_squares_hold(q, mn, mx, n)) return false;
+  const bool any_nan = counts ? p.nan > 0 : std::isnan(q);
+  out.max = any_nan ? nan : mx;
+  out.min = any_nan ? nan : mn;
   out.mean = s / (double)n;
   out.norm = std::sqrt(q);
   out.zeros = (double)((float)p.zeros / (float)n);
   out.nans = (double)p.nan;
   out.id = n == 1 ? s : nan;
-  return out;
+  return true;
 }
+
+bool float_family(DType d) { return d == DType::kFloat32 || d == DType::kFloat16 || d == DType::kBFloat16; }
 
 }  // namespace
 
@@ -200,19 +266,57 @@ double MonitorStats::get(MonitorOp op) const {
   return std::nan("");
 }
 
+std::vector<MonitorStats> monitor_stats_many(const std::vector<const TensorView*>& tensors, double eps,
+                                             bool counts) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<MonitorStats> out(tensors.size());
+  struct Piece {
+    size_t tensor;
+    int64_t begin, end;  // end < 0: every run of a strided tensor
+  };
+  std::vector<Piece> pieces;
+  int64_t elements = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!tensors[i]) continue;
+    const TensorView& t = *tensors[i];
+    const int64_t n = t.numel();
+    if (n == 0) {
+      out[i].min = out[i].max = out[i].norm = out[i].zeros = out[i].mean = out[i].id = nan;
+      continue;
+    }
+    elements += n;
+    if (!t.is_contiguous()) {
+      pieces.push_back({i, 0, -1});
+      continue;
+    }
+    for (int64_t b = 0; b < n; b += kPiece) pieces.push_back({i, b, std::min(n, b + kPiece)});
+  }
+  std::vector<Partial> partial(pieces.size());
+  auto read = [&](int64_t k) {
+    const Piece& pc = pieces[(size_t)k];
+    const TensorView& t = *tensors[pc.tensor];
+    run_piece(t, eps, counts, !float_family(t.dtype), pc.begin, pc.end, partial[(size_t)k]);
+  };
+  if (elements >= kParallelElements) {
+    parallel_for((int64_t)pieces.size(), read);
+  } else {
+    for (size_t k = 0; k < pieces.size(); ++k) read((int64_t)k);
+  }
+  for (size_t k = 0; k < pieces.size();) {
+    const size_t i = pieces[k].tensor;
+    const TensorView& t = *tensors[i];
+    Partial whole = partial[k];
+    for (++k; k < pieces.size() && pieces[k].tensor == i; ++k) merge(whole, partial[k]);
+    if (finish(whole, t.numel(), counts, !float_family(t.dtype), out[i])) continue;
+    // Squares under or over float's range: again in double, in one piece (rare).
+    run_piece(t, eps, counts, true, 0, t.is_contiguous() ? t.numel() : -1, whole);
+    finish(whole, t.numel(), counts, true, out[i]);
+  }
+  return out;
+}
+
 MonitorStats monitor_stats(const TensorView& t, double eps, bool counts) {
-  if (t.numel() == 0) {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    MonitorStats out;
-    out.min = out.max = out.norm = out.zeros = out.mean = out.id = nan;
-    return out;
-  }
-  switch (t.dtype) {
-    case DType::kFloat32:
-    case DType::kFloat16:
-    case DType::kBFloat16: return counts ? run<float, true>(t, eps) : run<float, false>(t, eps);
-    default: return counts ? run<double, true>(t, eps) : run<double, false>(t, eps);
-  }
+  return monitor_stats_many({&t}, eps, counts)[0];
 }
 
 }  // namespace monitor

@@ -108,12 +108,12 @@ void MonitorWriter::Pending::order() {
 void MonitorWriter::add(const std::string& prefix, const std::vector<std::string>& tags,
                         const std::vector<const TensorView*>& tensors, const std::string& group) {
   MSPROBE_CHECK(tags.size() == tensors.size(), InvalidInput, "MonitorWriter.add: as many tags as tensors");
+  const std::vector<MonitorStats> stats = monitor_stats_many(tensors, o_.eps, counts_);
   std::vector<std::vector<double>> values(tags.size());
   for (size_t i = 0; i < tags.size(); ++i) {
     values[i].assign(ops_.size(), std::nan(""));
     if (!tensors[i]) continue;
-    const MonitorStats s = monitor_stats(*tensors[i], o_.eps, counts_);
-    for (size_t j = 0; j < ops_.size(); ++j) values[i][j] = s.get(ops_[j]);
+    for (size_t j = 0; j < ops_.size(); ++j) values[i][j] = stats[i].get(ops_[j]);
   }
   add_values(prefix, tags, std::move(values), group);
 }
@@ -233,19 +233,29 @@ std::string MonitorWriter::write_csv(const std::string& prefix, int64_t step, co
   return path;
 }
 
-MonitorFlush MonitorWriter::flush(const std::string& prefix, int64_t step) {
+MonitorWriter::Pending MonitorWriter::take(const std::string& prefix,
+                                           std::map<std::string, int64_t>* call_ids) {
   Pending rows;
-  std::map<std::string, int64_t> call_ids;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = pending_.find(prefix);
-    if (it != pending_.end()) {
-      rows = std::move(it->second);
-      pending_.erase(it);
-      rows.order();
-    }
-    call_ids = call_ids_;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pending_.find(prefix);
+  if (it != pending_.end()) {
+    rows = std::move(it->second);
+    pending_.erase(it);
+    rows.order();
   }
+  if (!rows.tags.empty()) *call_ids = call_ids_;
+  return rows;
+}
+
+MonitorFlush MonitorWriter::flush(const std::string& prefix, int64_t step) {
+  settle();
+  std::map<std::string, int64_t> call_ids;
+  Pending rows = take(prefix, &call_ids);
+  return flush_rows(prefix, step, std::move(rows), call_ids);
+}
+
+MonitorFlush MonitorWriter::flush_rows(const std::string& prefix, int64_t step, Pending rows,
+                                       const std::map<std::string, int64_t>& call_ids) {
   MonitorFlush out;
   out.prefix = prefix;
   out.step = step;
@@ -284,6 +294,40 @@ MonitorFlush MonitorWriter::flush(const std::string& prefix, int64_t step) {
   return out;
 }
 
+std::vector<MonitorFlush> MonitorWriter::flush_step(const std::vector<std::string>& prefixes, int64_t step) {
+  settle();
+  std::vector<MonitorFlush> out = std::move(done_);
+  done_.clear();
+  for (const std::string& prefix : prefixes) {
+    MonitorFlush f = flush(prefix, step);
+    if (!f.tags.empty()) out.push_back(std::move(f));
+  }
+  end_step();
+  return out;
+}
+
+void MonitorWriter::begin_flush_step(const std::vector<std::string>& prefixes, int64_t step) {
+  settle();
+  std::vector<std::pair<std::string, Pending>> taken;
+  std::map<std::string, int64_t> call_ids;
+  for (const std::string& prefix : prefixes) {
+    Pending rows = take(prefix, &call_ids);
+    if (!rows.tags.empty()) taken.emplace_back(prefix, std::move(rows));
+  }
+  if (taken.empty()) return;
+  background_ = std::async(std::launch::async, [this, taken = std::move(taken), call_ids, step]() mutable {
+    std::vector<MonitorFlush> out;
+    for (auto& [prefix, rows] : taken) out.push_back(flush_rows(prefix, step, std::move(rows), call_ids));
+    return out;
+  });
+}
+
+void MonitorWriter::settle() {
+  if (!background_.valid()) return;
+  std::vector<MonitorFlush> finished = background_.get();  // rethrows the flush's error
+  for (MonitorFlush& f : finished) done_.push_back(std::move(f));
+}
+
 MonitorFlush MonitorWriter::pending(const std::string& prefix) {
   std::lock_guard<std::mutex> lock(mu_);
   MonitorFlush out;
@@ -305,6 +349,8 @@ void MonitorWriter::end_step() {
 }
 
 void MonitorWriter::clear() {
+  settle();  // its files are written; an error of them is still reported
+  done_.clear();
   std::lock_guard<std::mutex> lock(mu_);
   pending_.clear();
   call_ids_.clear();

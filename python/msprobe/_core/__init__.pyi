@@ -1694,6 +1694,11 @@ def load_monitor_config(path: str) -> MonitorConfig:
 def monitor_stats(tensor: object, eps: float = 1e-08) -> MonitorStats:
     """The monitor's statistics of a host tensor, in one pass."""
 
+def parallel_workers() -> int:
+    """
+    Threads beside the caller that read a large batch of tensors (MSPROBE_STATS_THREADS caps the threads in all).
+    """
+
 def monitor_csv_number(value: float, ndigits: int) -> str:
     """A value as 1.2.1's monitor csv writes it (rounded as numpy, repr)."""
 
@@ -1715,6 +1720,16 @@ class MonitorWriter:
     def flush(self, prefix: str, step: int) -> MonitorFlush:
         """Writes the rows of `prefix` as `step` and checks the alert rules."""
 
+    def flush_step(self, prefixes: Sequence[str], step: int) -> list[MonitorFlush]:
+        """
+        The end of a monitored step: the background flush of begin_flush_step waited for, each prefix flushed in order, then end_step; the flushes that had rows.
+        """
+
+    def begin_flush_step(self, prefixes: Sequence[str], step: int) -> None:
+        """
+        Takes the rows of each prefix now and writes them as `step` on another thread (while the optimizer steps); flush_step returns the result.
+        """
+
     def pending(self, prefix: str) -> MonitorFlush:
         """The rows of `prefix` not yet flushed (nothing written)."""
 
@@ -1722,7 +1737,7 @@ class MonitorWriter:
         """Call ids start again from 0."""
 
     def clear(self) -> None:
-        """Drops every row not flushed."""
+        """Drops every row not flushed (once a background flush is written)."""
 
 class MonitorHeatmap:
     """A heat map of histograms along steps (ur_distribution)."""

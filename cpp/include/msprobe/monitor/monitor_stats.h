@@ -31,6 +31,10 @@ struct MonitorStats {
 // One pass over `t` (any dtype, any strides). counts false: zeros and nans are not counted (left
 // 0; a cheaper pass when the ops do not ask for them).
 MonitorStats monitor_stats(const TensorView& t, double eps, bool counts = true);
+// monitor_stats of each tensor (nullptr: left all 0), the pieces of large calls read by several
+// threads; the values do not depend on the number of threads.
+std::vector<MonitorStats> monitor_stats_many(const std::vector<const TensorView*>& tensors, double eps,
+                                             bool counts = true);
 
 }  // namespace monitor
 }  // namespace msprobe

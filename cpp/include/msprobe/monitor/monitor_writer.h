@@ -8,6 +8,7 @@
 // runs the alert rules over every value.
 #pragma once
 #include <cstdint>
+#include <future>
 #include <map>
 #include <mutex>
 #include <string>
@@ -85,12 +86,20 @@ class MonitorWriter {
   // and forgets them. The csv row of a tag is named by the text before its first '/'; tags of
   // one name fill one row in order ("input" then "output").
   MonitorFlush flush(const std::string& prefix, int64_t step);
+  // The end of a monitored step: the flushes begun by begin_flush_step (waited for), then
+  // flush(prefix, step) of each prefix in order, then end_step(). Returns the flushes that had
+  // rows; rethrows an error of the background flush.
+  std::vector<MonitorFlush> flush_step(const std::vector<std::string>& prefixes, int64_t step);
+  // Takes the rows of each prefix now and flushes them as `step` on another thread: the csv
+  // files are written while the optimizer steps, and flush_step collects the result. Rows added
+  // after this call wait for flush_step.
+  void begin_flush_step(const std::vector<std::string>& prefixes, int64_t step);
   // The rows added under `prefix` and not yet flushed (tags and values only; nothing written).
   MonitorFlush pending(const std::string& prefix);
   // Ends a step: call ids count from 0 again (1.2.1 numbers the tags of a step in the order
   // they are seen, call_id in its anomaly files).
   void end_step();
-  // Drops every row not flushed (monitoring stopped).
+  // Drops every row not flushed (monitoring stopped), once a background flush is done.
   void clear();
 
   const MonitorWriterOptions& options() const { return o_; }
@@ -111,6 +120,13 @@ class MonitorWriter {
     double avg = 0;
     int64_t count = 0;
   };
+  // Takes the rows of `prefix` (in flush order) and a copy of the call ids, under the lock.
+  Pending take(const std::string& prefix, std::map<std::string, int64_t>* call_ids);
+  // Checks the alert rules on taken rows and writes them.
+  MonitorFlush flush_rows(const std::string& prefix, int64_t step, Pending rows,
+                          const std::map<std::string, int64_t>& call_ids);
+  // Waits for the background flush; its flushes go to done_.
+  void settle();
   std::vector<std::string> header(const std::string& prefix, bool vpp) const;
   std::string write_csv(const std::string& prefix, int64_t step, const Pending& rows) const;
 
@@ -122,6 +138,9 @@ class MonitorWriter {
   std::map<std::pair<std::string, std::string>, Running> running_;  // (tag, op)
   std::map<std::string, int64_t> call_ids_;
   int64_t next_call_id_ = 0;
+  std::vector<MonitorFlush> done_;  // background flushes not yet returned
+  // Last member: destroyed first, so a background flush finishes before what it uses goes.
+  std::future<std::vector<MonitorFlush>> background_;
 };
 
 // numpy.round(value, ndigits) as pandas' DataFrame.round applies it (scale, round half to even,

@@ -184,8 +184,10 @@ class WeightGradHooks:
                 self.micro[key] = n
                 return
             self.micro[key] = 0
-            with mon.guard():
+            try:  # mon.guard() inline: this runs once per parameter and step
                 mon.add("grad_unreduced", [key], [mon.grad_of(param)])
+            except Exception as exc:  # noqa: BLE001
+                mon._fail(exc)
         return hook
 
     def remove(self):

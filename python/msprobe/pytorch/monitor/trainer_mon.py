@@ -220,8 +220,12 @@ class TrainerMon:
             yield tensors
 
     def add(self, prefix, tags, tensors, group=""):
-        """Hands tensors (None: not a tensor) to the core, through on_host. The rows of one
-        `group` are written together."""
+        """Hands tensors (None: not a tensor) to the core, through on_host unless all are on the
+        host already (the core reads host tensors as they are). The rows of one `group` are
+        written together."""
+        if not self.forced_device_path and all(t is None or t.is_cpu for t in tensors):
+            self.writer.add(prefix, tags, tensors, group)
+            return
         with self.on_host(tensors) as host:
             self.writer.add(prefix, tags, host, group)
 
@@ -278,6 +282,9 @@ class TrainerMon:
             if self.collecting:
                 with self.guard():
                     self._collect_optimizer_step(opt)
+                    # The step's rows are all in: their csv files are written while the optimizer
+                    # steps, and _step_final waits for them.
+                    self.writer.begin_flush_step(STEP_PREFIXES, self.step)
 
         self.step_handles = self._hook_step(optimizer, pre, before=True)
 
@@ -367,12 +374,9 @@ class TrainerMon:
         if self.monitoring and self.writer is not None and self._selected(self.step) and not self.disabled:
             self.has_collect_times += 1
             alerts = []
-            for prefix in STEP_PREFIXES:
-                flushed = self.writer.flush(prefix, self.step)
-                if flushed.tags:
-                    self.output.write(flushed, self.config.ops)
+            for flushed in self.writer.flush_step(STEP_PREFIXES, self.step):
+                self.output.write(flushed, self.config.ops)
                 alerts.extend(flushed.alerts)
-            self.writer.end_step()
             if self.ur_on:
                 self.heatmaps.draw(self.output, self.step)
             for alert in alerts:
