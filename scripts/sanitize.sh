@@ -43,8 +43,12 @@ fi
 if [ "$which" = all ] || [ "$which" = tsan ]; then
   build build/tsan thread OFF msprobe_cpp_tests
   # The threaded code: the background writer, the dump session that feeds it, repair, and the
-  # compare job (its workbook is written on a thread of its own), grad_probe's step writer.
+  # compare job (its workbook is written on a thread of its own), grad_probe's step writer, the
+  # thread pool of parallel_for and the monitor's background flush (run apart: TSan stops a
+  # child forked by the writer tests that starts threads once the pool's threads exist).
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 MSPROBE_WRITER_KILLS=10 \
     ./build/tsan/msprobe_cpp_tests --gtest_brief=1 \
     --gtest_filter='AsyncWriter*:DumpSession*:WriterKill*:DumpRepair.Quick*:DumpRepair.Complete*:CompareJob*:GradStepWriter*'
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ./build/tsan/msprobe_cpp_tests --gtest_brief=1 \
+    --gtest_filter='ParallelFor*:MonitorStats.Many*:MonitorWriter.Background*'
 fi
