@@ -233,8 +233,7 @@ std::string MonitorWriter::write_csv(const std::string& prefix, int64_t step, co
   return path;
 }
 
-MonitorWriter::Pending MonitorWriter::take(const std::string& prefix,
-                                           std::map<std::string, int64_t>* call_ids) {
+MonitorWriter::Pending MonitorWriter::take(const std::string& prefix) {
   Pending rows;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = pending_.find(prefix);
@@ -243,15 +242,20 @@ MonitorWriter::Pending MonitorWriter::take(const std::string& prefix,
     pending_.erase(it);
     rows.order();
   }
-  if (!rows.tags.empty()) *call_ids = call_ids_;
   return rows;
+}
+
+std::map<std::string, int64_t> MonitorWriter::call_ids() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return call_ids_;
 }
 
 MonitorFlush MonitorWriter::flush(const std::string& prefix, int64_t step) {
   settle();
-  std::map<std::string, int64_t> call_ids;
-  Pending rows = take(prefix, &call_ids);
-  return flush_rows(prefix, step, std::move(rows), call_ids);
+  Pending rows = take(prefix);
+  if (rows.tags.empty()) return flush_rows(prefix, step, std::move(rows), {});
+  const std::map<std::string, int64_t> ids = call_ids();
+  return flush_rows(prefix, step, std::move(rows), ids);
 }
 
 MonitorFlush MonitorWriter::flush_rows(const std::string& prefix, int64_t step, Pending rows,
@@ -309,17 +313,17 @@ std::vector<MonitorFlush> MonitorWriter::flush_step(const std::vector<std::strin
 void MonitorWriter::begin_flush_step(const std::vector<std::string>& prefixes, int64_t step) {
   settle();
   std::vector<std::pair<std::string, Pending>> taken;
-  std::map<std::string, int64_t> call_ids;
   for (const std::string& prefix : prefixes) {
-    Pending rows = take(prefix, &call_ids);
+    Pending rows = take(prefix);
     if (!rows.tags.empty()) taken.emplace_back(prefix, std::move(rows));
   }
   if (taken.empty()) return;
-  background_ = std::async(std::launch::async, [this, taken = std::move(taken), call_ids, step]() mutable {
-    std::vector<MonitorFlush> out;
-    for (auto& [prefix, rows] : taken) out.push_back(flush_rows(prefix, step, std::move(rows), call_ids));
-    return out;
-  });
+  background_ =
+      std::async(std::launch::async, [this, taken = std::move(taken), ids = call_ids(), step]() mutable {
+        std::vector<MonitorFlush> out;
+        for (auto& [prefix, rows] : taken) out.push_back(flush_rows(prefix, step, std::move(rows), ids));
+        return out;
+      });
 }
 
 void MonitorWriter::settle() {

@@ -120,8 +120,10 @@ class MonitorWriter {
     double avg = 0;
     int64_t count = 0;
   };
-  // Takes the rows of `prefix` (in flush order) and a copy of the call ids, under the lock.
-  Pending take(const std::string& prefix, std::map<std::string, int64_t>* call_ids);
+  // Takes the rows of `prefix`, in flush order.
+  Pending take(const std::string& prefix);
+  // A copy of the step's call ids so far.
+  std::map<std::string, int64_t> call_ids();
   // Checks the alert rules on taken rows and writes them.
   MonitorFlush flush_rows(const std::string& prefix, int64_t step, Pending rows,
                           const std::map<std::string, int64_t>& call_ids);
