@@ -1,67 +1,56 @@
-"""Module hooks for levels L0 and mix (msprobe/core/tree_hooks.py), with what is PyTorch's own:
-torch's full backward hooks hand back views that user code must be able to modify in place."""
+"""Module hooks for levels L0 and mix (msprobe/core/tree_hooks.py), with what is PyTorch's own: a
+module's backward is read off the autograd graph (module_backward.py), not through torch's full
+backward hooks, whose extra node changes the order in which gradients are summed, and so training."""
+from collections.abc import Mapping
+
 import torch
-from torch.utils.hooks import BackwardHook
 
 from msprobe.core.tree_hooks import TreeHooks
 from msprobe.pytorch.hook_state import STATE
+from msprobe.pytorch.module_backward import BackwardWatch
 
 
-def _clone_hooked(value):
-    """Clones the tensors that torch's BackwardHookFunction returned as views of its inputs, so
-    that user code may modify module inputs and outputs in place (nn.ReLU(inplace=True), x.add_)
-    as it can without hooks. The clone's backward is the identity: gradients are unchanged."""
-    if isinstance(value, torch.Tensor):
-        fn = value.grad_fn
-        if fn is not None and fn.name() == "BackwardHookFunctionBackward":
-            return value.clone()
-        return value
-    if isinstance(value, tuple):
-        return tuple(_clone_hooked(v) for v in value)
-    if isinstance(value, list):
-        return [_clone_hooked(v) for v in value]
-    return value
+def _contained(fn, *args):
+    """Runs a piece of backward bookkeeping as a hook body: what it computes (adding gradients up)
+    is not recorded, and an error disables the probe, never the training."""
+    if STATE.failed:
+        return
+    was_busy, STATE.busy = STATE.busy, True
+    try:
+        fn(*args)
+    except Exception as e:  # noqa: BLE001
+        STATE.on_error(e)
+    finally:
+        STATE.busy = was_busy
 
 
-def _hookable(value):
-    return isinstance(value, torch.Tensor) or (
-        isinstance(value, tuple) and all(isinstance(v, torch.Tensor) for v in value))
-
-
-def _setup_output_on_attributes(setup_output, hook, output):
-    """torch hooks only a Tensor or a tuple output; for any other object (transformers'
-    ModelOutput, a dict subclass whose fields are also attributes) 1.2.1 hooks each attribute
-    that is a tensor or a tuple of tensors, in dir() order, and sets the hooked value back. So
-    the module gets its backward entry (and each hooked tensor its Tensor.view_as), as in 1.2.1.
-    An attribute that cannot be read or set is left alone: training must not break."""
+def _attribute_names(output):
+    """(name, value) of an output object's attributes in dir() order. For a mapping whose items are
+    also instance attributes (transformers' ModelOutput) only those items: reading every property
+    of such an object runs deprecated aliases that log warnings, or raise."""
+    if isinstance(output, Mapping):
+        fields = getattr(output, "__dict__", {})
+        return [(k, fields[k]) for k in sorted(k for k in output.keys() if isinstance(k, str) and k in fields)]
+    items = []
     for attr in dir(output):
         try:
-            item = getattr(output, attr)
+            items.append((attr, getattr(output, attr)))
         except Exception:  # noqa: BLE001  a property of a user object may raise anything
             continue
-        if not _hookable(item):
-            continue
-        hooked = _clone_hooked(setup_output(hook, item))
-        try:
-            setattr(output, attr, hooked)
-        except Exception:  # noqa: BLE001
-            continue
-    return output
+    return items
 
 
-def _patch_backward_hook_views():
-    if getattr(BackwardHook, "__msprobe_patched__", False):
-        return
-    setup_input, setup_output = BackwardHook.setup_input_hook, BackwardHook.setup_output_hook
-
-    def setup_output_hook(self, args):
-        if isinstance(args, (torch.Tensor, tuple)):
-            return _clone_hooked(setup_output(self, args))
-        return _setup_output_on_attributes(setup_output, self, args)
-
-    BackwardHook.setup_input_hook = lambda self, args: _clone_hooked(setup_input(self, args))
-    BackwardHook.setup_output_hook = setup_output_hook
-    BackwardHook.__msprobe_patched__ = True
+def _attribute_tensors(output):
+    """The tensors of an output that is neither a tensor nor a tuple: each attribute that is a
+    tensor or a tuple of tensors, in dir() order, as 1.2.1 hooks them, so that such a module gets
+    its backward entry."""
+    tensors = []
+    for _, item in _attribute_names(output):
+        if isinstance(item, torch.Tensor):
+            tensors.append(item)
+        elif isinstance(item, tuple) and all(isinstance(v, torch.Tensor) for v in item):
+            tensors.extend(item)
+    return tensors
 
 
 class ModuleHooks(TreeHooks):
@@ -70,18 +59,22 @@ class ModuleHooks(TreeHooks):
     def __init__(self):
         super().__init__(STATE)
 
-    def register(self, model, want_param_grads):
-        _patch_backward_hook_views()
-        super().register(model, want_param_grads)
-
     def named_children(self, model):
         return model.named_modules()
 
     def attach(self, module, pre_forward, post_forward, pre_backward, post_backward):
-        return (module.register_forward_pre_hook(pre_forward),
-                module.register_forward_hook(post_forward, with_kwargs=True),
-                module.register_full_backward_pre_hook(pre_backward),
-                module.register_full_backward_hook(post_backward))
+        watch = BackwardWatch(pre_backward, post_backward, _contained, _attribute_tensors)
+
+        def forward_begins(mod, args):
+            _contained(watch.forward_begins, args)
+            pre_forward(mod, args)
+
+        def forward_ends(mod, args, kwargs, output):
+            post_forward(mod, args, kwargs, output)
+            _contained(watch.forward_ends, mod, output)
+
+        return (module.register_forward_pre_hook(forward_begins),
+                module.register_forward_hook(forward_ends, with_kwargs=True))
 
     def recorded_parameters(self, module):
         return module._parameters
