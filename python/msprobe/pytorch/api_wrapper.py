@@ -14,6 +14,7 @@ from msprobe.core.api_catalogue import default_path, load_api_catalogue
 from msprobe.core.hook_guard import guarded
 from msprobe.core.recorded_call import CallCapture, recording_wrapper
 from msprobe.pytorch.hook_state import STATE
+from msprobe.pytorch.module_backward import records_in_backward
 
 SUPPORT_WRAP_OPS = default_path("pytorch")
 
@@ -44,6 +45,7 @@ def _hook_backward(out, api_name, idx):
         session.api_backward(api_name, idx, grad_outputs, grad_inputs)
 
     grad_fn.register_hook(guarded(STATE, record, skip_when_busy=True))
+    records_in_backward(grad_fn)
 
 
 class TorchCall(CallCapture):

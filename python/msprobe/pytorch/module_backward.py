@@ -12,26 +12,44 @@ Here nothing is added to the graph. One forward call of a module is followed lik
   * its inputs' gradients: a post-hook on each node made during the forward that takes one of the
     inputs. These nodes are found by walking the graph back from the outputs, over the nodes whose
     sequence number says they were made during this forward. Each one's gradients for an input
-    are added up in the order they arrive, as autograd's input buffer does. The module's backward
-    ends (on_post) when the last of them has run;
-  * whatever has not ended when the backward pass ends (autograd.grad over part of the graph, a
-    node that did not run) ends then, with the gradients that came.
+    are added up in the order they arrive, as autograd's input buffer does;
+  * the module's backward ends (on_post) when the full hook's input node would have run (with
+    the outputs' gradients if no input needs a gradient, as full hooks do). That
+    node would have been numbered just before the module's first node, and autograd runs the
+    ready node with the highest number first (a weight's AccumulateGrad before any). So the
+    call ends once its input-taking nodes have all run, just before the first node numbered
+    below the module's runs: a pre-hook on each node this file hooks, the inputs' nodes among
+    them, checks. Whatever has not ended when the backward pass ends (autograd.grad over part of
+    the graph) ends then, with the gradients that came.
 No hook holds a reference to a node: the graph frees itself as it does without the probe.
 
 What cannot be told apart without the extra node (docs/compatibility.md): a tensor passed twice
 as an argument gets all its inside gradient at its first position; an output that is used again
 inside the module, or is an input itself, has its whole gradient as grad_output.
 """
+import itertools
+import weakref
+
 import torch
 
 _sequence_nr = torch._C._autograd._get_sequence_nr
 _graph_task_id = torch._C._current_graph_task_id
 _gradient_edge = torch.autograd.graph.get_gradient_edge
-_LEAF_SEQUENCE_NR = 2 ** 64 - 1  # AccumulateGrad's; it takes nothing
+_LEAF_SEQUENCE_NR = 2 ** 64 - 1  # AccumulateGrad's: it takes nothing and runs first
 
-# Keys of the watcher lists kept in a node's metadata dict (one hook per node and kind).
-_OUTPUT_WATCHERS = "msprobe.module_outputs"
-_INPUT_WATCHERS = "msprobe.module_inputs"
+_NODE_WATCH = "msprobe.module_backward"   # key of a node's _NodeWatch in its metadata dict
+_events = itertools.count()
+
+
+def _now():
+    """Where a full hook's node made now would be numbered: after the nodes made so far, and
+    after the hook nodes made before it at the same sequence number."""
+    return _sequence_nr(), next(_events)
+
+
+def _node_place(seq):
+    """A node's place among those: after every hook node made while seq was the next number."""
+    return seq, float("inf")
 
 
 def _edge(tensor):
@@ -50,29 +68,51 @@ def output_tensors(output, attribute_tensors):
     return len(tensors), list(enumerate(tensors))
 
 
-class _OpenCalls:
-    """The calls a backward pass has begun, each ended at the latest when the pass ends."""
+class _Pass:
+    """What one backward pass (graph task) has brought its calls so far."""
+
+    def __init__(self, task):
+        self.task = task
+        self.begun = []    # calls this pass has reached, in that order
+        self.ending = []   # calls whose input-taking nodes have all run, not yet ended
+
+    def end_above(self, place):
+        """Ends the waiting calls whose input node would be placed above place, inner calls first."""
+        due = [c for c in self.ending if c.first_place > place]
+        if not due:
+            return
+        self.ending = [c for c in self.ending if c.first_place <= place]
+        for call in sorted(due, key=lambda c: c.first_place, reverse=True):
+            call.watch.guard(call.end)
+
+
+class _Passes:
+    """The passes under way (nested ones too: a backward inside a backward)."""
 
     def __init__(self):
         self.by_task = {}
 
-    def add(self, task, call):
-        calls = self.by_task.get(task)
-        if calls is None:
-            calls = self.by_task[task] = []
-            torch.autograd.Variable._execution_engine.queue_callback(lambda: self._pass_ends(task))
-        calls.append(call)
+    def current(self):
+        task = _graph_task_id()
+        p = self.by_task.get(task)
+        if p is None:
+            p = self.by_task[task] = _Pass(task)
+            torch.autograd.Variable._execution_engine.queue_callback(lambda: self._ends(task))
+        return p
 
-    def _pass_ends(self, task):
-        for call in reversed(self.by_task.pop(task, ())):   # inner calls began later
-            call.watch.guard(call.pass_ends, task)
+    def _ends(self, task):
+        p = self.by_task.pop(task, None)
+        if p is not None:
+            p.end_above((-1, 0))
+            for call in reversed(p.begun):   # inner calls were reached later
+                call.drop(task)
 
 
-_OPEN = _OpenCalls()
+_PASSES = _Passes()
 
 
-class _Pass:
-    """What one backward pass has brought one forward call so far."""
+class _CallPass:
+    """What one backward pass has brought one forward call."""
     __slots__ = ("task", "grad_outputs", "grad_inputs", "consumers_left", "begun", "ended")
 
     def __init__(self, task, call):
@@ -85,84 +125,103 @@ class _Pass:
 
 class _WatchedCall:
     """One forward call of a module, followed through backward."""
-    __slots__ = ("module", "watch", "n_inputs", "n_outputs", "n_consumers", "state")
+    __slots__ = ("module", "watch", "n_inputs", "n_outputs", "n_consumers", "first_place", "end_place",
+                 "inputs_need_grad", "state")
 
-    def __init__(self, module, watch, n_inputs, n_outputs, n_consumers):
+    def __init__(self, module, watch, n_inputs, n_outputs, n_consumers, places, inputs_need_grad):
         self.module, self.watch = module, watch
         self.n_inputs, self.n_outputs, self.n_consumers = n_inputs, n_outputs, n_consumers
+        # places of the full hooks' input and output nodes, had they been made (_now())
+        self.first_place, self.end_place = places
+        self.inputs_need_grad = inputs_need_grad
         self.state = None
 
-    def _pass(self):
-        task = _graph_task_id()
-        if self.state is None or self.state.task != task:
-            self.state = _Pass(task, self)
-            _OPEN.add(task, self)
+    def _state(self):
+        p = _PASSES.current()
+        if self.state is None or self.state.task != p.task:
+            self.state = _CallPass(p.task, self)
+            p.begun.append(self)
         return self.state
 
     def output_grad(self, position, grad):
-        p = self._pass()
-        if p.ended:   # an output used inside the module, reached after its backward ended
+        s = self._state()
+        if s.ended:   # an output used inside the module, reached after its backward ended
             return
-        p.grad_outputs[position] = grad
-        if not p.begun:
-            p.begun = True
-            self.watch.on_pre(self.module, tuple(p.grad_outputs))
-            self._end_if_complete(p)
+        s.grad_outputs[position] = grad
+        if not s.begun:
+            s.begun = True
+            self.watch.on_pre(self.module, tuple(s.grad_outputs))
+            self._wait_if_complete(s)
 
     def input_grads(self, slots, grads):
-        p = self._pass()
-        if p.ended:
+        s = self._state()
+        if s.ended:
             return
         for k, position in slots:
             g = grads[k]
             if g is not None:
-                acc = p.grad_inputs[position]
-                p.grad_inputs[position] = g if acc is None else acc + g
-        p.consumers_left -= 1
-        self._end_if_complete(p)
+                acc = s.grad_inputs[position]
+                s.grad_inputs[position] = g if acc is None else acc + g
+        s.consumers_left -= 1
+        self._wait_if_complete(s)
 
-    def _end_if_complete(self, p):
-        if p.begun and p.consumers_left <= 0:
-            self._end(p)
+    def _wait_if_complete(self, s):
+        if s.begun and s.consumers_left == 0:
+            s.consumers_left = -1
+            if self.inputs_need_grad:
+                _PASSES.current().ending.append(self)
+            else:   # full hooks have no input node then: they end with the outputs' gradients
+                self.end()
 
-    def _end(self, p):
-        p.ended = True
-        grad_inputs, grad_outputs = tuple(p.grad_inputs), tuple(p.grad_outputs)
-        p.grad_inputs = p.grad_outputs = None   # kept no longer than the hooks need them
+    def end(self):
+        s = self.state
+        if s is None or s.ended or not s.begun:
+            return
+        s.ended = True
+        grad_inputs, grad_outputs = tuple(s.grad_inputs), tuple(s.grad_outputs)
+        s.grad_inputs = s.grad_outputs = None   # kept no longer than the hooks need them
         self.watch.on_post(self.module, grad_inputs, grad_outputs)
 
-    def pass_ends(self, task):
-        p = self.state
-        if p is not None and p.task == task:
+    def drop(self, task):
+        """The pass is over: a call it began ends now; one that gradients reached only inside,
+        without passing an output, had no backward."""
+        s = self.state
+        if s is not None and s.task == task:
+            self.end()
             self.state = None
-            # not begun: gradients reached the inside without passing an output (no backward)
-            if p.begun and not p.ended:
-                self._end(p)
 
 
-def _watchers(node, key, make_hook, register):
-    """The watcher list of node under key; the node's one hook for it registered on first use."""
-    meta = node.metadata
-    watchers = meta.get(key)
-    if watchers is None:
-        watchers = meta[key] = []
-        register(node, make_hook(watchers))
-    return watchers
+class _NodeWatch:
+    """What this file watches on one node: its outputs' gradients for some calls (before it
+    runs), its gradients for their inputs (after), and the calls due to end before it runs."""
+    __slots__ = ("seq", "outputs", "inputs")
 
+    def __init__(self, seq):
+        self.seq = seq
+        self.outputs = []   # (call, output position, output_nr)
+        self.inputs = []    # (call, [(slot, input position)])
 
-def _output_hook(watchers):
-    def hook(grad_outputs):
-        # Outer calls first, as full hooks' output nodes run: an outer forward ends later.
-        for call, position, output_nr in reversed(watchers):
+    def before(self, grad_outputs):
+        # The full hooks' nodes would run by their numbers, highest first: an output node is
+        # numbered at the end of its forward (an outer call's later), an input node at its start.
+        p = _PASSES.current()
+        for call, position, output_nr in reversed(self.outputs):
+            p.end_above(call.end_place)
             call.watch.guard(call.output_grad, position, grad_outputs[output_nr])
-    return hook
+        p.end_above(_node_place(self.seq))
 
-
-def _input_hook(watchers):
-    def hook(grad_inputs, _grad_outputs):
-        for call, slots in watchers:   # inner calls first, as full hooks' input nodes run
+    def after(self, grad_inputs, _grad_outputs):
+        for call, slots in self.inputs:   # inner calls first, as full hooks' input nodes run
             call.watch.guard(call.input_grads, slots, grad_inputs)
-    return hook
+
+
+def _node_watch(node, seq=None):
+    meta = node.metadata
+    w = meta.get(_NODE_WATCH)
+    if w is None:
+        w = meta[_NODE_WATCH] = _NodeWatch(node._sequence_nr() if seq is None else seq)
+        node.register_prehook(w.before)
+    return w
 
 
 def _consumers(start_nodes, input_edges, first_seq):
@@ -190,8 +249,18 @@ def _consumers(start_nodes, input_edges, first_seq):
             else:
                 slots.append((k, position))
         if slots:
-            found.append((node, slots))
+            found.append((node, seq, slots))
     return found
+
+
+_WATCHES = weakref.WeakSet()   # the BackwardWatch objects alive
+
+
+def records_in_backward(node):
+    """Called for a node whose post-hook records something (an API's backward): the module
+    backwards due to end before it runs end first, as full hooks' input nodes would have run."""
+    if _WATCHES:
+        _node_watch(node)
 
 
 class BackwardWatch:
@@ -203,7 +272,8 @@ class BackwardWatch:
     def __init__(self, on_pre, on_post, guard, attribute_tensors=lambda output: []):
         self.on_pre, self.on_post, self.guard = on_pre, on_post, guard
         self.attribute_tensors = attribute_tensors
-        self.running = []   # per forward under way: (n_inputs, {input edge: position}, first seq nr)
+        self.running = []   # per forward under way: (n_inputs, {input edge: position}, _now())
+        _WATCHES.add(self)
 
     def forward_begins(self, args):
         """Before the module's forward, with its positional arguments."""
@@ -214,23 +284,28 @@ class BackwardWatch:
         for i, a in enumerate(args):
             if isinstance(a, torch.Tensor) and a.requires_grad:
                 edges.setdefault(_edge(a), i)
-        self.running.append((len(args), edges, _sequence_nr()))
+        self.running.append((len(args), edges, _now()))
 
     def forward_ends(self, module, output):
         """After the module's forward, with what it returned."""
         started = self.running.pop() if self.running else None
         if started is None:
             return
-        n_inputs, input_edges, first_seq = started
+        n_inputs, input_edges, first = started
         n_outputs, tensors = output_tensors(output, self.attribute_tensors)
         outputs = [(i, _edge(t)) for i, t in tensors if t.requires_grad]
         if not outputs:
             return
-        consumers = _consumers({node for _, (node, _) in outputs}, input_edges, first_seq)
-        call = _WatchedCall(module, self, n_inputs, n_outputs, len(consumers))
+        consumers = _consumers({node for _, (node, _) in outputs}, input_edges, first[0])
+        call = _WatchedCall(module, self, n_inputs, n_outputs, len(consumers), (first, _now()), bool(input_edges))
         for i, (node, nr) in outputs:
-            _watchers(node, _OUTPUT_WATCHERS, _output_hook,
-                      lambda n, h: n.register_prehook(h)).append((call, i, nr))
-        for node, slots in consumers:
-            _watchers(node, _INPUT_WATCHERS, _input_hook,
-                      lambda n, h: n.register_hook(h)).append((call, slots))
+            _node_watch(node).outputs.append((call, i, nr))
+        for node, seq, slots in consumers:
+            w = _node_watch(node, seq)
+            if not w.inputs:
+                node.register_hook(w.after)
+            w.inputs.append((call, slots))
+        # the inputs' nodes: where the full hook's input node would have run just before
+        for node, _ in input_edges:
+            if node._sequence_nr() != _LEAF_SEQUENCE_NR:
+                _node_watch(node)

@@ -1,11 +1,14 @@
 """The monitor's hooks on modules (activations and their gradients, "xy") and on parameters (each
 weight gradient when it is accumulated, before any data-parallel reduction: grad_unreduced).
+A module's gradients are read off the autograd graph (msprobe/pytorch/module_backward.py), not
+through torch's full backward hooks, whose extra node would change training in its last bits.
 
 Each hook hands its tensors to the C++ core in one call (MonitorWriter.add), which summarises them
 at once: an activation may be changed in place later, and nothing is kept alive."""
 import torch
 
 from msprobe.core import log
+from msprobe.pytorch.module_backward import BackwardWatch
 from msprobe.pytorch.monitor.module_names import VPP_SEP, squash_param_name, tag
 
 _TUPLE_SPEC = __import__("re").compile(r"tuple\[(\d+)\]:?(\d+)?")
@@ -55,7 +58,7 @@ class ModuleContext:
 
 
 class XYHooks:
-    """Forward and full backward hooks on the target modules of one monitor."""
+    """Forward hooks and backward watches on the target modules of one monitor."""
 
     def __init__(self, mon):
         self.mon = mon
@@ -89,9 +92,8 @@ class XYHooks:
                 ctx = ModuleContext(name, staged.get(name, {}))
                 if not cfg.backward_only:
                     self.handles.append(module.register_forward_hook(self._forward(ctx)))
-                if not cfg.forward_only and not self._has_old_backward_hook(name, module):
-                    backward = self._backward(ModuleContext(name, ctx.specs))
-                    self.handles.append(module.register_full_backward_hook(backward))
+                if not cfg.forward_only:
+                    self._watch_backward(module, self._backward(ModuleContext(name, ctx.specs)))
                 hooked += 1
         if cfg.forward_only and cfg.backward_only:
             log.warning("monitor: forward_only and backward_only are both on; only forward hooks are kept")
@@ -103,13 +105,19 @@ class XYHooks:
                               f"(module names as named_modules() gives them)")
         return hooked
 
-    @staticmethod
-    def _has_old_backward_hook(name, module):
-        if getattr(module, "_backward_hooks", None) and module._is_full_backward_hook is False:
-            log.warning(f"monitor: {name} has a register_backward_hook hook (deprecated); its input_grad and "
-                        f"output_grad are not monitored")
-            return True
-        return False
+    def _watch_backward(self, module, hook):
+        """hook(module, grad_input, grad_output) once per backward of each forward call."""
+        mon = self.mon
+
+        def guard(fn, *args):
+            try:
+                fn(*args)
+            except Exception as exc:  # noqa: BLE001  the monitor never breaks training
+                mon._fail(exc)
+
+        watch = BackwardWatch(lambda *_: None, hook, guard)
+        self.handles.append(module.register_forward_pre_hook(lambda _, args: guard(watch.forward_begins, args)))
+        self.handles.append(module.register_forward_hook(lambda m, _, out: guard(watch.forward_ends, m, out)))
 
     def _forward(self, ctx):
         mon = self.mon
