@@ -89,6 +89,14 @@ sys.path.insert(0, HERE)
 
 
 
+def tensorboard_series(rank_dir):
+    """{"{tag}_{op}": {step: value}} of a rank folder written with format "tensorboard"."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    acc = EventAccumulator(str(rank_dir), size_guidance={"scalars": 0})
+    acc.Reload()
+    return {t: {e.step: e.value for e in acc.Scalars(t)} for t in acc.Tags()["scalars"]}
+
+
 def alert_op(alert):
     """The statistic an anomaly.json record alerts on, from 1.2.1's message."""
     return re.search(r", '([^']*)'\) at step", alert["message"])[1]

@@ -22,6 +22,7 @@ from monitor_checks import (  # noqa: E402
     losses,
     on_threshold,
     run_net,
+    tensorboard_series,
     the_rank_dir,
 )
 
@@ -65,12 +66,9 @@ class AlertRuns:
 
     def series(self):
         if "series" not in self.done:
-            from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
             work = self.factory.mktemp("series")
             run_net(work, dict(self.config, format="tensorboard"), *self.net_args)
-            acc = EventAccumulator(the_rank_dir(work / "out"), size_guidance={"scalars": 0})
-            acc.Reload()
-            self.done["series"] = {t: {e.step: e.value for e in acc.Scalars(t)} for t in acc.Tags()["scalars"]}
+            self.done["series"] = tensorboard_series(the_rank_dir(work / "out"))
         return self.done["series"]
 
     def borderline(self):
