@@ -5,6 +5,13 @@
 # setup really changes the low bits of a linear layer's output here, for PyTorch and for MindSpore
 # (else that run would prove nothing): where it does not, a line says so and that framework's
 # files are not rerun. Called by run_tests.sh when the whole suite runs.
+# This can only take away instructions: it cannot show what a wider ISA than this CPU's does.
+# The goldens were checked on: the machines that made them (x86-64 AMD EPYC VMs; which vector
+# instructions their kernels used was not recorded),
+# and an AMD EPYC family 25 model 17 (Zen 4; torch's CPU capability AVX512) on 2026-12-07, where
+# the whole suite passes, one monitor alert (0:head.weight, mean, step 1) and, under this script,
+# two free_benchmark to_cpu bf16 verdicts land on the other side of their threshold (accepted and
+# named, tests/tolerances.py).
 #   scripts/other_cpu.sh [torch|mindspore]   # default: both
 set -euo pipefail
 cd "$(dirname "$0")/.."

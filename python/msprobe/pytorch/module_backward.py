@@ -105,7 +105,7 @@ class _Passes:
         if p is not None:
             p.end_above((-1, 0))
             for call in reversed(p.begun):   # inner calls were reached later
-                call.drop(task)
+                call.watch.guard(call.drop, task)
 
 
 _PASSES = _Passes()
@@ -204,15 +204,26 @@ class _NodeWatch:
     def before(self, grad_outputs):
         # The full hooks' nodes would run by their numbers, highest first: an output node is
         # numbered at the end of its forward (an outer call's later), an input node at its start.
-        p = _PASSES.current()
-        for call, position, output_nr in reversed(self.outputs):
-            p.end_above(call.end_place)
-            call.watch.guard(call.output_grad, position, grad_outputs[output_nr])
-        p.end_above(_node_place(self.seq))
+        try:
+            p = _PASSES.current()
+            for call, position, output_nr in reversed(self.outputs):
+                p.end_above(call.end_place)
+                call.watch.guard(call.output_grad, position, grad_outputs[output_nr])
+            p.end_above(_node_place(self.seq))
+        except Exception as e:  # noqa: BLE001  never into autograd
+            _report(e)
 
     def after(self, grad_inputs, _grad_outputs):
         for call, slots in self.inputs:   # inner calls first, as full hooks' input nodes run
             call.watch.guard(call.input_grads, slots, grad_inputs)
+
+
+def _report(error):
+    """An error outside any one call's bookkeeping, reported through a watch's guard."""
+    def fail():
+        raise error
+    for watch in list(_WATCHES)[:1]:
+        watch.guard(fail)
 
 
 def _node_watch(node, seq=None):
