@@ -236,8 +236,8 @@ def _node_watch(node, seq=None):
 
 
 def _consumers(start_nodes, input_edges, first_seq):
-    """[(node, [(slot, input position)])]: the nodes made since first_seq and reachable from
-    start_nodes that take one of input_edges ({(node, output_nr): position})."""
+    """[(node, its sequence number, [(slot, input position)])]: the nodes made since first_seq and
+    reachable from start_nodes that take one of input_edges ({(node, output_nr): position})."""
     if not input_edges:
         return []
     found, seen = [], set()
