@@ -14,7 +14,8 @@ interpreter imports (ours, or the original 1.2.1 with params_have_main_grad=Fals
 on plain PyTorch, and for mg opt_ty="Megatron_FP32Optimizer", without which it finds no exp_avg
 and fails).
 
-Alternate steps: the monitor's hooks (module forward and backward hooks, the parameters'
+Alternate steps: the monitor's hooks (module forward pre-hooks, forward hooks and backward hooks;
+ours reads a module's gradients with the first two, module_backward.py; the parameters'
 post-accumulate-grad hooks, torch's global optimizer step hooks) are emptied and restored, so that
 on and off steps see the same machine load; in mode cc the off steps call the all_reduce the
 monitor wrapped. 1.2.1's weight-gradient hooks sit on autograd's
@@ -49,7 +50,7 @@ class HookSwitch:
         from torch.optim import optimizer as optimizer_module
         self.dicts = [optimizer_module._global_optimizer_pre_hooks, optimizer_module._global_optimizer_post_hooks]
         for m in model.modules():
-            self.dicts += [m._forward_hooks, m._backward_hooks]
+            self.dicts += [m._forward_pre_hooks, m._forward_hooks, m._backward_hooks]
         for p in model.parameters():
             hooks = getattr(p, "_post_accumulate_grad_hooks", None)
             if hooks is not None:
