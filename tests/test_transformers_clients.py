@@ -48,6 +48,7 @@ SCRIPT = os.path.join(PARITY_DIR, "tiny_transformers.py")
 FIXTURES = os.path.join(TESTS_DIR, "fixtures", "original_1.2.1", "transformers")
 sys.path.insert(0, PARITY_DIR)
 from make_transformers_fixtures import CASES, FAMILIES  # noqa: E402
+from original_dumps import HOOK_VIEW_AS, without_hook_view_as  # noqa: E402
 
 with open(os.path.join(FIXTURES, "crashes.json")) as _f:
     _CRASHES = json.load(_f)
@@ -146,10 +147,6 @@ def test_training_unchanged(case, runs):
     assert losses(proc.stdout) == losses(plain.stdout)
 
 
-# 1.2.1's full backward hooks call Tensor.view_as on every tensor they wrap (mix only).
-HOOK_VIEW_AS = "Tensor.view_as."
-
-
 def identity_backward(name):
     """The backward of an API that returns its input: Functional.dropout, which seed_all's
     rm_dropout turns into the identity."""
@@ -159,7 +156,7 @@ def identity_backward(name):
 def comparable(names):
     """(entries in order, parameters_grad entries, identity-API backward entries), both sets
     sorted; 1.2.1's hook-made Tensor.view_as entries dropped."""
-    kept = [n for n in names if not n.startswith(HOOK_VIEW_AS)]
+    kept = without_hook_view_as(names)
     grads = sorted(n for n in kept if n.endswith(".parameters_grad"))
     identity = sorted(n for n in kept if identity_backward(n))
     return [n for n in kept if not n.endswith(".parameters_grad") and not identity_backward(n)], grads, identity
@@ -188,7 +185,7 @@ def test_construct_matches_original(case, runs):
     _, orig = original(case)
     for step in STEPS:
         _, construct = read_step(dump, step)
-        theirs = {k: v for k, v in orig[step]["construct"].items() if not k.startswith(HOOK_VIEW_AS)}
+        theirs = without_hook_view_as(orig[step]["construct"])
         assert set(construct) == set(theirs), step
         assert {k: v for k, v in construct.items() if not identity_backward(k)} == \
             {k: v for k, v in theirs.items() if not identity_backward(k)}, step

@@ -5,23 +5,16 @@ from collections.abc import Mapping
 
 import torch
 
+from msprobe.core.hook_guard import run_guarded
 from msprobe.core.tree_hooks import TreeHooks
 from msprobe.pytorch.hook_state import STATE
 from msprobe.pytorch.module_backward import BackwardWatch
 
 
 def _contained(fn, *args):
-    """Runs a piece of backward bookkeeping as a hook body: what it computes (adding gradients up)
-    is not recorded, and an error disables the probe, never the training."""
-    if STATE.failed:
-        return
-    was_busy, STATE.busy = STATE.busy, True
-    try:
-        fn(*args)
-    except Exception as e:  # noqa: BLE001
-        STATE.on_error(e)
-    finally:
-        STATE.busy = was_busy
+    """Backward bookkeeping (adding gradients up) as a hook body: not recorded, and an error
+    disables the probe, never the training."""
+    run_guarded(STATE, fn, *args)
 
 
 def _attribute_names(output):

@@ -110,10 +110,8 @@ class XYHooks:
         mon = self.mon
 
         def guard(fn, *args):
-            try:
+            with mon.guard():
                 fn(*args)
-            except Exception as exc:  # noqa: BLE001  the monitor never breaks training
-                mon._fail(exc)
 
         watch = BackwardWatch(lambda *_: None, hook, guard)
         self.handles.append(module.register_forward_pre_hook(lambda _, args: guard(watch.forward_begins, args)))
