@@ -134,6 +134,11 @@ void ArgEncoder::tensor_named(JsonWriter& w, nb::handle v, const std::string& da
   tensor(w, v, data_name_stem);
 }
 
+void ArgEncoder::note_name(const PyTensor& pt, const std::string& entry, const std::string& path) {
+  if (pt.view.data == nullptr || (types_.parameters.names.empty() && types_.model_inputs.names.empty())) return;
+  if (const std::string* name = types_.name_of(pt.view)) s_.note_tensor_name(entry + ".input." + path, *name);
+}
+
 void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, const char* category,
                        std::string& path, int depth, const char* kwarg_name) {
   PyObject* o = v.ptr();
@@ -150,6 +155,7 @@ void ArgEncoder::value(JsonWriter& w, nb::handle v, const std::string& entry, co
       !PyTuple_Check(o) && !PyDict_Check(o)) {
     PyTensor pt;
     if (view_tensor(v, pt)) {
+      if (category[0] == 'i' || category[0] == 'k') note_name(pt, entry, path);  // input, kwargs
       tensor_view(w, v, pt, tensor_file_stem(entry, category, path));
       return;
     }

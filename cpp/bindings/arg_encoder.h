@@ -40,6 +40,24 @@ struct PythonTypes {
   // (float64 magnitudes beyond 1e+-150, external_stats_need_rescale), not yet multiplied back.
   nb::object rescaled;
   bool device_all = false;  // testing aid: CPU tensors take the device path too
+  // Tensors with a name (the model's parameters and buffers, the model's inputs), by the memory
+  // they start at and their element count, so that a view of the same elements (input_ids.view)
+  // has the name too; the tensors are held so that their memory stays theirs. An input row
+  // holding one is noted in tensor_names.json.
+  struct NamedTensors {
+    std::unordered_map<const void*, std::vector<std::pair<int64_t, std::string>>> names;  // data -> (numel, name)
+    std::vector<nb::object> held;
+  };
+  NamedTensors parameters, model_inputs;
+  const std::string* name_of(const TensorView& v) const {
+    for (const NamedTensors* n : {&model_inputs, &parameters}) {
+      auto it = n->names.find(v.data);
+      if (it == n->names.end()) continue;
+      for (const auto& [numel, name] : it->second)
+        if (numel == v.numel()) return &name;
+    }
+    return nullptr;
+  }
 };
 
 // A tensor an overflow_check entry holds until it is decided (overflow_sink.h).
@@ -88,6 +106,8 @@ class ArgEncoder {
   static PyDeferred& payload(DeferredValue& d) { return static_cast<PyDeferred&>(*d.payload); }
 
   void tensor(JsonWriter& w, nb::handle v, const std::string& stem);
+  // Notes the row "{entry}.input.{path}" in tensor_names.json when `pt` is a named tensor.
+  void note_name(const PyTensor& pt, const std::string& entry, const std::string& path);
   bool view_tensor(nb::handle v, PyTensor& pt);
   void tensor_view(JsonWriter& w, nb::handle v, PyTensor& pt, const std::string& stem);
   void plain(JsonWriter& w, nb::handle v, int depth);  // JSON-able Python data from fallback

@@ -10,7 +10,9 @@
 
 #include "msprobe/dump/dump_session.h"
 #include "msprobe/dump/record_builder.h"
+#include "msprobe/base/error.h"
 #include "py_record_adapter.h"
+#include "tensor_from_python.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -94,6 +96,28 @@ class PySession {
     builder_.param_grad(prefix, param, ref(grad), std::move(names));
   }
 
+  // kind "parameters" or "inputs": replaces that set of named tensors ((name, tensor) pairs).
+  void name_tensors(const std::string& kind, nb::list pairs) {
+    if (kind != "parameters" && kind != "inputs")
+      throw nb::value_error("name_tensors: kind must be 'parameters' or 'inputs'");
+    PythonTypes::NamedTensors& set = kind == "parameters" ? types_.parameters : types_.model_inputs;
+    PythonTypes::NamedTensors fresh;
+    for (nb::handle pair : pairs) {
+      nb::tuple t = nb::cast<nb::tuple>(pair);
+      nb::object tensor = nb::borrow(t[1]);
+      PyTensor pt;
+      try {
+        if (!tensor_from_python(tensor, pt) || pt.view.data == nullptr) continue;
+      } catch (const InvalidInput&) {
+        continue;  // a dtype the core cannot view: it is recorded as null anyway
+      }
+      // A tensor shared under two names (tied embeddings) keeps the first.
+      fresh.names[pt.view.data].emplace_back(pt.view.numel(), nb::cast<std::string>(t[0]));
+      fresh.held.push_back(std::move(tensor));
+    }
+    set = std::move(fresh);
+  }
+
   DumpSession& core() { return session_; }
   RecordBuilder& record() { return builder_; }
 
@@ -136,6 +160,9 @@ void bind_session(nb::module_& m) {
           "Reads every deferred value now (before an in-place API changes its tensor).")
       .def(
           "flush", [](PySession& s) { s.core().flush(); }, nb::call_guard<nb::gil_scoped_release>())
+      .def("name_tensors", &PySession::name_tensors, "kind"_a, "pairs"_a,
+           "Names tensors for tensor_names.json: kind 'parameters' (the model's parameters and "
+           "buffers) or 'inputs' (the model's forward inputs), each [(name, tensor), ...].")
       .def("api_pre", &PySession::api_pre, "api"_a, "args"_a.none(), "kwargs"_a.none())
       .def("api_post", &PySession::api_post, "api"_a, "index"_a, "output"_a.none())
       .def("api_backward_begin", &PySession::api_backward_begin, "api"_a, "index"_a)

@@ -322,7 +322,10 @@ TEST(CompareOrderedMatch, RenameAndFuzzyNames) {
 TEST(CompareOrderedMatch, DtypeGroups) {
   EXPECT_TRUE(dtypes_compatible(js("\"torch.float16\""), js("\"torch.bfloat16\"")));
   EXPECT_TRUE(dtypes_compatible(js("\"Float32\""), js("\"Float16\"")));
-  EXPECT_FALSE(dtypes_compatible(js("\"torch.float32\""), js("\"torch.bfloat16\"")));
+  EXPECT_TRUE(dtypes_compatible(js("\"torch.float32\""), js("\"torch.bfloat16\"")));
+  EXPECT_TRUE(dtypes_compatible(js("\"Float64\""), js("\"BFloat16\"")));
+  EXPECT_FALSE(dtypes_compatible(js("\"torch.float32\""), js("\"torch.int32\"")));
+  EXPECT_FALSE(dtypes_compatible(js("\"torch.int64\""), js("\"torch.int32\"")));
   ParsedEntry a = entry("T.a.0.forward", api(tensor("torch.float16", "[4]", 1, 1, 1, 1), t32()));
   ParsedEntry b = entry("T.a.0.forward", api(t32(), t32()));
   EXPECT_TRUE(same_struct(a.op, b.op, CompareMode::kStatistics));

@@ -154,8 +154,8 @@ def test_mindspore_fault_named_first(tmp_path, runs, task, args, expected):
 
 def test_mindspore_suspect_replayed_with_pytorch_in_float64(tmp_path, runs):
     # One MintFunctional.linear call computed in float16: MindSpore run_ut's machinery replays it
-    # (PyTorch, float64) on each run's inputs; they agree, so the API is to blame. Its backward
-    # suspects downstream are replayed too (the float arguments' gradients, run_ut's order).
+    # (PyTorch, float64) on each run's inputs; they agree, so the API is to blame. The backward
+    # calls of the linears after it are no suspects: the inputs their forwards saved differ.
     bench = dump(runs, "ms_bench_tensor", "tensor", "L1", mindspore=True)
     npu = dump(runs, "ms_npu_linear_half", "tensor", "L1", "--fault", "linear_half", "--fault-call", "2",
                mindspore=True)
@@ -166,6 +166,7 @@ def test_mindspore_suspect_replayed_with_pytorch_in_float64(tmp_path, runs):
     assert first["replay"]["replayed_output_error"] == pytest.approx(0.0, abs=1e-12)
     assert first["replay"]["npu_api_error"] > 100 * first["replay"]["bench_api_error"]
     assert "Replay of MintFunctional.linear.2.forward in float64 on each run's inputs: the API:" in log
-    backward = [s for s in div["suspects"]
-                if s["name"].startswith("MintFunctional.linear.") and s["direction"] == "backward"]
-    assert backward and all(s["replay"]["verdict"] for s in backward), [s.get("replay") for s in backward]
+    downstream = [s["name"] for s in div["suspects"]
+                  if s["name"].startswith("MintFunctional.linear.") and s["direction"] == "backward"
+                  and int(s["name"].split(".")[2]) > 2]
+    assert downstream == [], downstream

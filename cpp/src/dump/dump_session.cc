@@ -196,6 +196,8 @@ void DumpSession::close_step_files() {
   writer_->close_object_file(dump_file_);
   writer_->close_object_file(stack_file_);
   writer_->close_object_file(construct_file_);
+  if (tensor_names_file_ >= 0) writer_->close_object_file(tensor_names_file_);
+  tensor_names_file_ = -1;
   writer_->flush();
   files_open_ = false;
   healthy();
@@ -246,6 +248,17 @@ void DumpSession::record_parent(const std::string& node) {
     member += "\"\"";
   }
   writer_->append_member(construct_file_, std::move(member));
+}
+
+void DumpSession::note_tensor_name(const std::string& row, const std::string& name) {
+  if (!files_open_ || disabled_) return;
+  if (tensor_names_file_ < 0)
+    tensor_names_file_ = writer_->open_object_file(rank_dir_ + "/tensor_names.json", "{", "", 1);
+  std::string member;
+  append_json_string(member, row);
+  member += ": ";
+  append_json_string(member, name);
+  writer_->append_member(tensor_names_file_, std::move(member));
 }
 
 void DumpSession::emit_entry(const std::string& name, const std::string& value_text) {

@@ -33,11 +33,15 @@ void find_rank_divergence(ComparedRank* c, const std::string& npu_dump_json,
   c->has_stacks = side_file("stack.json", [&](const std::string& p, reader::RepairNote* n) {
     c->stacks = reader::read_stack_json(p, n);
   });
+  c->has_tensor_names = side_file("tensor_names.json", [&](const std::string& p, reader::RepairNote* n) {
+    c->tensor_names = reader::read_tensor_names_json(p, n);
+  });
   compare::DivergenceContext ctx;
   ctx.rank = c->rank;
   ctx.step = c->step;
   ctx.stacks = c->has_stacks ? &c->stacks : nullptr;
   ctx.parents = c->has_construct ? &c->parents : nullptr;
+  ctx.tensor_names = c->has_tensor_names ? &c->tensor_names : nullptr;
   c->suspects = compare::find_suspects(c->table, ctx);
 }
 

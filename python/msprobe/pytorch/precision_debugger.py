@@ -14,6 +14,7 @@ from msprobe.pytorch.api_wrapper import ApiPatcher
 from msprobe.pytorch.construct_regions import ConstructRegions
 from msprobe.pytorch.hook_state import STATE
 from msprobe.pytorch.module_hooks import ModuleHooks
+from msprobe.pytorch.tensor_names import ModelTensorNames
 from msprobe.pytorch.value_encoding import encode_torch_value, to_host
 
 # realpath: the packaged file is trusted even when the package directory is a link farm.
@@ -72,6 +73,7 @@ class PrecisionDebugger(DebuggerBase):
             return
         self.api_patcher = ApiPatcher()
         self.module_hooks = ModuleHooks()
+        self.tensor_names = ModelTensorNames()
         self.modules_registered = False
         self.regions = ConstructRegions()
         if cfg.level in ("L1", "mix"):
@@ -98,6 +100,7 @@ class PrecisionDebugger(DebuggerBase):
             "pytorch", lambda section, dotted, original, api_name: self.fuzz.make_wrapper(original, api_name))
         self.api_patcher.install()
         self.module_hooks = ModuleHooks()
+        self.tensor_names = ModelTensorNames()
         self.modules_registered = True
         self.regions = ConstructRegions()
         self.started_by_dataloader = False
@@ -116,8 +119,6 @@ class PrecisionDebugger(DebuggerBase):
             raise MsprobeException(
                 f"missing the parameter 'model': level {level} needs start(model) "
                 "(or PrecisionDebugger(model=...))")
-        if level not in ("L0", "mix") and model is not None and not self.modules_registered:
-            log.info(f"level {level} records APIs only; the model passed to start() is ignored")
         session = self.session
         if session.ended:
             return
@@ -129,6 +130,8 @@ class PrecisionDebugger(DebuggerBase):
         if level in ("L0", "mix") and not self.modules_registered:
             self.module_hooks.register(model, self._data_mode_backward())
             self.modules_registered = True
+        if model is not None:
+            self.tensor_names.register(session, model)
         self._switch_on(rank)
 
     def _data_mode_backward(self):
@@ -139,4 +142,5 @@ class PrecisionDebugger(DebuggerBase):
         self.session.step()
         self.api_patcher.uninstall()
         self.module_hooks.remove()
+        self.tensor_names.remove()
         self.regions.remove()

@@ -1,14 +1,18 @@
 // First divergence: which call of a compared pair of runs is the first to go wrong.
 //
 // A suspect is a dump entry (API, module/cell call, forward or backward) whose inputs agree and
-// whose outputs do not. "Agree" is judged against the noise that two runs on different hardware
+// whose outputs do not, or a source: a tensor that differs between the runs although no earlier
+// recorded call produced it (a parameter, a buffer, the model's input, a random draw). "Agree" is judged against the noise that two runs on different hardware
 // always show: each entry's output error is set against its input error (the amplification),
 // and an entry is a suspect only when its amplification stands out from what the other entries
-// of the same run show. An op computed wrongly under ulp-level noise therefore still stands
+// of the same run show, beyond what the op's own conditioning explains (op_condition.h). The
+// noise floor of a row is the unit roundoff of the lower precision of its two dtypes (bf16
+// against fp32: 2^-8). A collective (Distributed.*) whose output differs while this rank's
+// inputs agree is a low-confidence suspect: another rank's input may be the cause. An op computed wrongly under ulp-level noise therefore still stands
 // out, while the entries downstream of it (inputs already differ) do not.
 //
-// Ranking, best first: entries that turn finite inputs into inf/nan and clear outliers before
-// marginal ones; then forward before backward; then earlier (NPU dump order) before later; an
+// Ranking, best first: sources and entries that turn finite inputs into inf/nan and clear
+// outliers before marginal ones, collectives last; then forward before backward; then earlier (NPU dump order) before later; an
 // entry nested in another suspect (API inside a module) before its container.
 // md5 mode can only say "first output that differs while every input is equal".
 #pragma once
@@ -31,6 +35,9 @@ struct DivergenceContext {
   const std::unordered_map<std::string, std::vector<std::string>>* stacks = nullptr;
   // Child -> parent names (construct.json of the NPU side; "" for the root), may be null.
   const std::unordered_map<std::string, std::string>* parents = nullptr;
+  // Input row -> tensor name (tensor_names.json of the NPU side: "parameter:fc.weight",
+  // "buffer:bn.running_mean", "input:0"), may be null.
+  const std::unordered_map<std::string, std::string>* tensor_names = nullptr;
 };
 
 // One tensor (or scalar) row of a suspect, with the table's metrics of that row.
@@ -51,7 +58,11 @@ struct SuspectNextSteps {
 struct Suspect {
   std::string name;  // dump entry: "Torch.matmul.3.forward", "Module.fc.Linear.forward.0"
   int rank = -1, step = -1;
-  int tier = 1;  // 0: produced inf/nan or a clear outlier; 1: marginal
+  int tier = 1;  // 0: a source, produced inf/nan or a clear outlier; 1: marginal; 2: a collective
+  // A source: the input row of `name` where a tensor no recorded call produced differs, and the
+  // tensor's name from tensor_names.json ("parameter:h.1.mlp.c_fc.weight"; "" unnamed).
+  bool source = false;
+  std::string source_row, source_name;
   bool forward = true;
   size_t order = 0;  // position of the entry in the NPU dump
   double input_error = 0, output_error = 0, amplification = 0;
@@ -81,6 +92,10 @@ std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mo
 // its "compare_mode"). Throws InvalidInput / FileError naming `origin`.
 std::vector<Suspect> parse_divergence_json(const std::string& text, const std::string& origin,
                                            CompareMode* mode = nullptr);
+
+// "high", "medium", "low" of a tier, and back.
+const char* confidence_name(int tier);
+int tier_of_confidence(const std::string& confidence);
 
 // One line naming the first suspect (for the advisor and the terminal), "" when none.
 std::string first_suspect_line(const std::vector<Suspect>& suspects);

@@ -98,6 +98,11 @@ class DumpSession {
   void enter_region(const std::string& name) { module_stack_.push_back(name); }
   void exit_region(const std::string& name) { pop_module(name); }
 
+  // tensor_names.json of the current step (opened at the first name): which input row of a call
+  // is a named tensor ("parameter:h.0.attn.c_attn.weight", "buffer:...", "input:input_ids"),
+  // so that compare can name a tensor that differs before any call made it.
+  void note_tensor_name(const std::string& row, const std::string& name);
+
   // Output of the current step directory (no-ops while not started or disabled).
   void emit_entry(const std::string& name, const std::string& value_text);  // value at depth 2
   // 1.2.1 reserves the place of some entries before their contents exist (parameters_grad goes
@@ -180,7 +185,7 @@ class DumpSession {
   bool rank_known_ = false;
   std::string given_dump_path_;  // as configured, for dump_data_dir
   std::string rank_dir_, tensor_dir_;
-  int dump_file_ = -1, stack_file_ = -1, construct_file_ = -1;
+  int dump_file_ = -1, stack_file_ = -1, construct_file_ = -1, tensor_names_file_ = -1;
   std::unordered_map<std::string, int64_t> api_counts_, module_counts_;
   std::vector<std::string> module_stack_;
   bool any_module_seen_ = false;

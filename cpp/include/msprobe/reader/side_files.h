@@ -1,4 +1,4 @@
-// stack.json and construct.json of a dump, both tolerant of a cut (torn) end.
+// stack.json, construct.json and tensor_names.json of a dump, all tolerant of a cut (torn) end.
 #pragma once
 #include <string>
 #include <unordered_map>
@@ -19,6 +19,9 @@ std::unordered_map<std::string, std::vector<std::string>> read_stack_json(const 
 // construct.json: child -> parent name ("" for null), in file order.
 std::vector<std::pair<std::string, std::string>> read_construct_json(const std::string& path,
                                                                      RepairNote* note);
+
+// tensor_names.json (ours): input row -> the tensor's name ("parameter:fc.weight").
+std::unordered_map<std::string, std::string> read_tensor_names_json(const std::string& path, RepairNote* note);
 
 }  // namespace reader
 }  // namespace msprobe

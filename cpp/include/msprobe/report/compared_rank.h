@@ -20,11 +20,12 @@ struct ComparedRank {
   std::vector<std::pair<std::string, std::string>> construct;  // child -> parent, file order
   std::unordered_map<std::string, std::string> parents;
   std::unordered_map<std::string, std::vector<std::string>> stacks;
-  bool has_construct = false, has_stacks = false;
+  std::unordered_map<std::string, std::string> tensor_names;  // input row -> tensor name
+  bool has_construct = false, has_stacks = false, has_tensor_names = false;
   std::vector<compare::Suspect> suspects;
 };
 
-// Reads construct.json and stack.json beside `npu_dump_json` when they are there and finds the
+// Reads construct.json, stack.json and tensor_names.json beside `npu_dump_json` when they are there and finds the
 // suspects of c->table. A side file that cannot be read adds one line to `warnings` (may be null)
 // and is left out; a cut one is read up to its last complete entry.
 void find_rank_divergence(ComparedRank* c, const std::string& npu_dump_json,

@@ -1,12 +1,15 @@
 #include "msprobe/compare/divergence.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <unordered_set>
 
 #include "msprobe/base/strings.h"
+#include "msprobe/compare/op_condition.h"
 #include "msprobe/compare/row_name.h"
 
 namespace msprobe {
@@ -18,7 +21,7 @@ constexpr double kTiny = 1e-30;
 
 // Column positions of the table, -1 when the mode has no such column.
 struct Columns {
-  int npu_name = -1, bench_name = -1, npu_dtype = -1, npu_shape = -1;
+  int npu_name = -1, bench_name = -1, npu_dtype = -1, bench_dtype = -1, npu_shape = -1;
   int npu_max = -1, npu_min = -1, npu_mean = -1, npu_norm = -1;
   int bench_max = -1, bench_min = -1, bench_mean = -1, bench_norm = -1;
   int cosine = -1, npu_md5 = -1, bench_md5 = -1;
@@ -58,6 +61,8 @@ struct Columns {
         bench_name = i;
       else if (h == "NPU Dtype")
         npu_dtype = i;
+      else if (h == "Bench Dtype")
+        bench_dtype = i;
       else if (h == "NPU Tensor Shape")
         npu_shape = i;
       else if (h == "NPU max")
@@ -238,7 +243,11 @@ double row_error(const CompareTable& table, const Columns& col, const Divergence
                                                          : i == 1 ? col.bench_min
                                                                   : col.bench_mean);
     if (!n_known || !b_known) continue;
-    double scale = have_norm ? rms : std::max(std::fabs(b[i]), std::fabs(n[i]));
+    // The extremes relative to themselves (their rounding is relative to their size; over the
+    // rms it would grow with how far they stand out), the mean relative to the rms (it may be
+    // near zero).
+    const double own = std::max(std::fabs(b[i]), std::fabs(n[i]));
+    double scale = !have_norm ? own : i < 2 ? std::max(own, rms) : rms;
     double d = stat_diff(n[i], b[i]);
     if (d == 0) {
       any = true;
@@ -258,13 +267,75 @@ struct EntryAcc {
   std::vector<size_t> in_rows, out_rows;
   double e_in = 0, e_out = -1;
   bool any_in = false, any_out = false;
-  bool in_nonfinite = false, out_nonfinite = false, out_floating = false;
-  double roundoff = 0;
-  double amplification = 0;
+  bool in_nonfinite = false, out_nonfinite = false, out_floating = false, int_input_differs = false;
+  double roundoff = 0, in_roundoff = 0;  // of the outputs, of the floating inputs
+  double amplification = 0;  // output error over input error (or its floor)
+  OpCondition condition;     // what the op's mathematics explains of it
 };
+
+// The least error an op is expected to add, in roundoffs of its output: a run whose ops mostly
+// agree exactly still gets this floor.
+constexpr double kMinIncrement = 1.0;
+
+// log10 of the amplification that makes a suspect of an entry whose inputs agree within rounding.
+const double kRoundingOutlier = std::log10(8.0);
+
+// An op rounding at the run's lowest precision adding this many of its roundoffs beyond what it
+// received, while amplifying its input error at least this much, is a suspect.
+constexpr double kExcessRoundoffs = 6.0, kExcessAmplification = 4.0;
+
+// A source differing by more than this many roundoffs of its dtype is a high-confidence one.
+constexpr double kSourceRoundoffs = 64.0;
 
 // Fewer entries with floating outputs than this: the noise model is not fitted on the table.
 constexpr size_t kMinEntriesForNoiseFit = 8;
+
+// A row holding a tensor (not a scalar argument, a torch.Size, a slice...).
+bool is_tensor_dtype(const std::string& d) {
+  if (starts_with(d, "torch.")) return d != "torch.Size" && d != "torch.dtype" && d != "torch.device";
+  static const char* const kMindSpore[] = {"Float16", "BFloat16", "Float32", "Float64", "Int8",
+                                           "Int16",   "Int32",    "Int64",   "UInt8",   "UInt16",
+                                           "UInt32",  "UInt64",   "Bool",    "Complex64", "Complex128"};
+  for (const char* m : kMindSpore)
+    if (d == m) return true;
+  return false;
+}
+
+// The exact text of a cell, for telling whether two rows hold the same tensor.
+void append_cell_key(std::string& key, const std::vector<Cell>& row, int col) {
+  const Cell* c = cell_at(row, col);
+  if (!c) {
+    key += "|-";
+    return;
+  }
+  char buf[40];
+  switch (c->kind) {
+    case Cell::Kind::kNumber:
+    case Cell::Kind::kBool: std::snprintf(buf, sizeof buf, "|%a", c->d); key += buf; break;
+    case Cell::Kind::kString: key += "|" + c->s; break;
+    default: key += "|?";
+  }
+}
+
+RowStats stats_of(const std::vector<Cell>& row, const Columns& col) {
+  RowStats st;
+  const std::string dtype = text_of(row, col.npu_dtype);
+  st.tensor = is_tensor_dtype(dtype);
+  const std::string shape = text_of(row, col.npu_shape);
+  st.numel = numel_of_shape(shape);
+  const size_t last = shape.find_last_of("0123456789");
+  if (last != std::string::npos) {
+    size_t first = last;
+    while (first > 0 && std::isdigit((unsigned char)shape[first - 1])) --first;
+    st.last_dim = std::min<int64_t>(std::stoll(shape.substr(first, std::min<size_t>(last - first + 1, 12))),
+                                    int64_t(1) << 40);
+  }
+  st.max = number_of(row, col.npu_max);
+  st.min = number_of(row, col.npu_min);
+  st.mean = number_of(row, col.npu_mean);
+  st.norm = st.tensor ? number_of(row, col.npu_norm) : std::fabs(st.max);
+  return st;
+}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -325,6 +396,50 @@ std::vector<double> row_relative_errors(const CompareTable& table, const Diverge
   return errors;
 }
 
+namespace {
+
+// The unit roundoff a row is judged with: that of the lower precision of its two dtypes (a bf16
+// row paired with an fp32 one carries bf16's rounding).
+double row_roundoff(const std::vector<Cell>& row, const Columns& col) {
+  return std::max(unit_roundoff(text_of(row, col.npu_dtype)), unit_roundoff(text_of(row, col.bench_dtype)));
+}
+
+bool is_collective(const std::string& entry) { return starts_with(entry, "Distributed."); }
+
+// "Torch.tanh.1.forward" of "Torch.tanh.1.backward", "Module.fc.Linear.forward.0" of
+// "Module.fc.Linear.backward.0".
+std::string forward_entry_of(const std::string& backward) {
+  const size_t at = backward.rfind(".backward");
+  if (at == std::string::npos) return "";
+  return backward.substr(0, at) + ".forward" + backward.substr(at + 9);
+}
+
+// The parameter a module entry's "parameters" row holds, by the module's path:
+// "transformer.h.1.mlp.c_fc.weight" of "Module.transformer.h.1.mlp.c_fc.Conv1D.forward.0" and
+// its row "....parameters.weight"; "" for other rows.
+std::string module_parameter(const std::string& entry, const std::string& row) {
+  const std::string marker = entry + ".parameters.";
+  if (!starts_with(row, marker)) return "";
+  std::vector<std::string_view> parts = split(entry, '.');
+  if (parts.size() < 5 || (parts[0] != "Module" && parts[0] != "Cell")) return "";
+  // Module.<path...>.<Class>.forward.<n>
+  return "parameter:" + join(parts, ".", 1, parts.size() - 3) + "." + row.substr(marker.size());
+}
+
+// What a source is, in words: "parameter `fc.weight`", "the model's input `0`".
+std::string source_words(const std::string& tensor_name, const std::string& entry, const std::string& row) {
+  const size_t colon = tensor_name.find(':');
+  const std::string kind = colon == std::string::npos ? "" : tensor_name.substr(0, colon);
+  const std::string name = colon == std::string::npos ? tensor_name : tensor_name.substr(colon + 1);
+  if (kind == "parameter") return "parameter `" + name + "` differs before any call";
+  if (kind == "buffer") return "buffer `" + name + "` differs before any call";
+  if (kind == "input") return "the model's input `" + name + "` differs";
+  return "an input of `" + entry + "` that no recorded call produced differs (" + row.substr(entry.size() + 1) +
+         "): a parameter or data";
+}
+
+}  // namespace
+
 std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceContext& ctx) {
   Columns col(table.header);
   std::vector<Suspect> out;
@@ -357,14 +472,31 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
       e.any_out = true;
       e.e_out = std::max(e.e_out, err);
       if (nf_npu && !nf_bench) e.out_nonfinite = true;
-      double u = unit_roundoff(text_of(table.rows[r], col.npu_dtype));
+      double u = row_roundoff(table.rows[r], col);
       if (u > 0) e.out_floating = true;
       e.roundoff = std::max(e.roundoff, u);
     } else {
       e.any_in = true;
       e.e_in = std::max(e.e_in, err);
+      const double u = row_roundoff(table.rows[r], col);
+      e.in_roundoff = std::max(e.in_roundoff, u);
+      if (u == 0 && err > 0 && is_tensor_dtype(text_of(table.rows[r], col.npu_dtype))) e.int_input_differs = true;
       if (nf_npu || nf_bench) e.in_nonfinite = true;
     }
+  }
+
+  // A backward also reads the inputs its forward saved: it is judged against their error as
+  // well as against that of the gradients it receives. (An op that saves its output instead
+  // differs in its backward when its forward was wrong: the forward ranks first anyway.)
+  for (EntryAcc& e : entries) {
+    if (e.forward || e.params_grad) continue;
+    auto it = index.find(forward_entry_of(e.name));
+    if (it == index.end()) continue;
+    const EntryAcc& f = entries[it->second];
+    if (f.any_in) e.e_in = std::max(e.e_in, f.e_in);
+    e.any_in = e.any_in || f.any_in;
+    e.in_nonfinite = e.in_nonfinite || f.in_nonfinite;
+    e.int_input_differs = e.int_input_differs || f.int_input_differs;
   }
 
   const bool md5 = table.mode == CompareMode::kMd5;
@@ -378,14 +510,23 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
   // A table of a few entries (a scoped re-dump of one call) holds too little to fit its noise:
   // the model's floors apply (4 roundoffs, 1x, 0.3 decades).
   const bool too_few = increments.size() < kMinEntriesForNoiseFit;
-  double typical_increment = too_few ? 4.0 : std::min(std::max(median(increments), 4.0), 256.0);
+  double typical_increment = too_few ? 4.0 : std::min(std::max(median(increments), kMinIncrement), 256.0);
+  auto rows_stats = [&](const std::vector<size_t>& rows) {
+    std::vector<RowStats> v;
+    for (size_t r : rows) v.push_back(stats_of(table.rows[r], col));
+    return v;
+  };
   std::vector<double> log_amp;
   for (EntryAcc& e : entries) {
     if (!e.any_out || e.params_grad || e.e_out <= 0) continue;
     // Exact inputs still give outputs some roundoffs apart (summation order differs).
     double floor = std::max(typical_increment * e.roundoff, 1e-12);
     e.amplification = md5 ? HUGE_VAL : e.e_out / std::max(e.e_in, floor);
-    if (!md5 && std::isfinite(e.amplification)) log_amp.push_back(std::log10(e.amplification));
+    if (md5 || !std::isfinite(e.amplification)) continue;
+    // The op's own mathematics amplifies a received error this much without any fault.
+    if (e.e_in > floor && e.amplification > 1)
+      e.condition = op_condition(e.name, rows_stats(e.in_rows), rows_stats(e.out_rows));
+    log_amp.push_back(std::log10(e.amplification / e.condition.factor));
   }
   double base = too_few ? 0.0 : std::min(median(log_amp), 0.5);
   std::vector<double> dev;
@@ -395,7 +536,27 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
   // (100x for high confidence).
   double threshold = std::max(1.0, base + 6 * spread);
   double strong = std::max(2.0, base + 10 * spread);
+  if (std::getenv("MSPROBE_DEBUG_DIV")) {  // TEMP
+    std::fprintf(stderr, "typical_inc %g base %g spread %g thr %g\n", typical_increment, base, spread, threshold);
+    for (EntryAcc& e : entries)
+      if (e.any_out && !e.params_grad && e.e_out > 0)
+        std::fprintf(stderr, "%-45s ein %.3g eout %.3g u %.3g amp %.3g cond %.3g exc %.3g\n", e.name.c_str(), e.e_in, e.e_out, e.roundoff, e.amplification, e.condition.factor, (e.e_out - e.condition.factor*e.e_in)/std::max(e.roundoff,1e-30));
+  }
 
+  auto describe = [&](Suspect& s, const EntryAcc& e) {
+    s.name = e.name;
+    s.rank = ctx.rank;
+    s.step = ctx.step;
+    s.forward = e.forward;
+    s.order = e.order;
+    if (ctx.stacks) {
+      auto it = ctx.stacks->find(e.name);
+      if (it != ctx.stacks->end()) s.stack = it->second;
+    }
+    s.module_path = module_path_of(e.name, ctx);
+  };
+
+  size_t first_call = std::numeric_limits<size_t>::max();  // order of the earliest call suspect
   for (EntryAcc& e : entries) {
     if (!e.any_out || e.params_grad || e.e_out <= 0) continue;
     Suspect s;
@@ -409,47 +570,149 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
       s.reason =
           "outputs hold inf/nan while its inputs are finite (max input relative error " + fmt(e.e_in) + ")";
     } else {
-      double l = std::log10(e.amplification);
-      if (!std::isfinite(e.amplification)) l = HUGE_VAL;
-      if (l < threshold) continue;
-      // Integer/bool outputs flip under any input noise (argmax, comparisons): only exact
-      // inputs make such an entry a suspect.
-      if (!e.out_floating && e.e_in > 0) continue;
+      const double judged = e.amplification / e.condition.factor;
+      double l = std::log10(judged);
+      if (!std::isfinite(judged)) l = HUGE_VAL;
+      // Inputs that agree within what an op of this run adds: an output 8x that is beyond
+      // rounding whatever the run's spread (a kernel a few percent off under bf16).
+      const double rounding = typical_increment * e.roundoff;
+      const bool inputs_within_rounding = e.e_in <= rounding;
+      // An op that rounds to the lowest precision it sees (bf16 in, bf16 out): its error beyond
+      // what it received, counted in its roundoffs, is comparable across the run.
+      const bool excess = e.forward && e.roundoff >= e.in_roundoff && judged >= kExcessAmplification &&
+                          e.e_out - e.condition.factor * e.e_in >= kExcessRoundoffs * rounding;
+      if (!excess && l < (inputs_within_rounding ? std::min(threshold, kRoundingOutlier) : threshold)) continue;
+      // Integer/bool outputs flip under any input noise (argmax, comparisons), and any output
+      // may change when an integer input (an index, a token id) does: only exact inputs make
+      // such an entry a suspect.
+      if ((!e.out_floating || e.int_input_differs) && e.e_in > 0) continue;
       // Outputs must differ by more than a few roundoffs of their dtype.
       if (e.out_floating && e.e_out < 8 * e.roundoff) continue;
       s.tier = l >= strong ? 0 : 1;
       s.reason = "inputs agree (max relative error " + fmt(e.e_in) + ") but outputs differ (relative error " +
                  fmt(e.e_out) + ", " + fmt(e.amplification) +
-                 "x the input error; typical in this run: " + fmt(std::pow(10.0, base)) + "x)";
+                 (inputs_within_rounding ? "x the rounding an op of this run adds (" + fmt(rounding) + ")"
+                                         : "x the input error");
+      if (!e.condition.explanation.empty())
+        s.reason += "; " + e.condition.explanation + " explains " + fmt(e.condition.factor) + "x of it";
+      s.reason += "; typical in this run: " + fmt(std::pow(10.0, base)) + "x)";
     }
-    s.name = e.name;
-    s.rank = ctx.rank;
-    s.step = ctx.step;
-    s.forward = e.forward;
-    s.order = e.order;
+    if (is_collective(e.name)) {
+      // Its output holds the other ranks' contributions: when only its output differs, the
+      // difference may start on another rank.
+      s.tier = 2;
+      s.reason += ": a collective, whose output also holds the other ranks' inputs; where they differ, "
+                  "compare every rank";
+    } else {
+      first_call = std::min(first_call, e.order);
+    }
+    describe(s, e);
     s.input_error = e.e_in;
     s.output_error = e.e_out;
     s.amplification = e.amplification;
     fill_rows(table, col, e.in_rows, errors, &s.inputs);
     fill_rows(table, col, e.out_rows, errors, &s.outputs);
-    if (ctx.stacks) {
-      auto it = ctx.stacks->find(e.name);
-      if (it != ctx.stacks->end()) s.stack = it->second;
-    }
-    s.module_path = module_path_of(e.name, ctx);
     out.push_back(std::move(s));
   }
+
+  // Sources: an input row that differs and that no earlier recorded call produced (no earlier
+  // output row holds the same statistics). A named one (a parameter, a buffer, the model's
+  // input) counts at any difference beyond rounding; an unnamed one only while nothing before
+  // it explains it (an op the probe does not record may have made it from an earlier
+  // difference): before the first call suspect, and beyond 10x every earlier output's error.
+  std::unordered_set<std::string> produced, reported;
+  double earlier_error = 0;
+  for (const EntryAcc& e : entries) {
+    if (e.forward && !e.params_grad && !md5) {
+      for (size_t r : e.in_rows) {
+        const std::vector<Cell>& row = table.rows[r];
+        const double err = errors[r];
+        if (std::isnan(err) || err <= 0 || !is_tensor_dtype(text_of(row, col.npu_dtype))) continue;
+        std::string key;
+        for (int c : {col.npu_dtype, col.npu_shape, col.npu_max, col.npu_min, col.npu_mean, col.npu_norm})
+          append_cell_key(key, row, c);
+        if (produced.count(key)) continue;
+        const std::string row_name = text_of(row, col.npu_name);
+        std::string tensor_name;
+        if (ctx.tensor_names) {
+          auto it = ctx.tensor_names->find(row_name);
+          if (it != ctx.tensor_names->end()) tensor_name = it->second;
+        }
+        if (tensor_name.empty()) tensor_name = module_parameter(e.name, row_name);
+        const double u = row_roundoff(row, col);
+        const double noise = u > 0 ? std::max(8.0, typical_increment) * u : 0.0;
+        if (err <= noise) continue;
+        if (tensor_name.empty() && (e.order > first_call || err <= 10 * earlier_error)) continue;
+        if (!reported.insert(tensor_name.empty() ? key : tensor_name).second) continue;
+        Suspect s;
+        describe(s, e);
+        // A difference of a few dozen roundoffs is what a conversion or two devices' noise leave.
+        s.tier = err > kSourceRoundoffs * u ? 0 : 2;
+        s.source = true;
+        s.source_row = row_name;
+        s.source_name = tensor_name;
+        s.input_error = err;
+        s.output_error = e.e_out;
+        s.amplification = kNaN;
+        s.reason = source_words(tensor_name, e.name, row_name) + " (relative error " + fmt(err) +
+                   (s.tier == 2 ? ", a few roundoffs of " + text_of(row, col.npu_dtype) + ")" : ")");
+        fill_rows(table, col, {r}, errors, &s.inputs);
+        fill_rows(table, col, e.out_rows, errors, &s.outputs);
+        out.push_back(std::move(s));
+      }
+    }
+    for (size_t r : e.out_rows) {
+      std::string key;
+      for (int c : {col.npu_dtype, col.npu_shape, col.npu_max, col.npu_min, col.npu_mean, col.npu_norm})
+        append_cell_key(key, table.rows[r], c);
+      produced.insert(std::move(key));
+    }
+    if (e.forward && e.any_out && e.out_floating && !e.params_grad) earlier_error = std::max(earlier_error, e.e_out);
+  }
+  // A module holding a source differs because of it (its parameter, its input), forward and
+  // backward: no suspect.
+  out.erase(std::remove_if(out.begin(), out.end(),
+                           [&](const Suspect& container) {
+                             if (container.source) return false;
+                             const std::string forward =
+                                 container.forward ? container.name : forward_entry_of(container.name);
+                             for (const Suspect& src : out)
+                               if (src.source && src.tier == 0 &&
+                                   std::find(src.module_path.begin(), src.module_path.end(), forward) !=
+                                       src.module_path.end())
+                                 return true;
+                             return false;
+                           }),
+            out.end());
   rank_suspects(&out);
   return out;
 }
 
+const char* confidence_name(int tier) { return tier <= 0 ? "high" : tier == 1 ? "medium" : "low"; }
+
+int tier_of_confidence(const std::string& confidence) {
+  return confidence == "high" ? 0 : confidence == "medium" ? 1 : 2;
+}
+
 void rank_suspects(std::vector<Suspect>* suspects) {
   std::vector<Suspect>& v = *suspects;
+  // A collective whose difference another rank's earlier suspect explains is no suspect.
+  v.erase(std::remove_if(v.begin(), v.end(),
+                         [&](const Suspect& c) {
+                           if (!is_collective(c.name) || c.tier < 2) return false;
+                           for (const Suspect& o : v)
+                             if (o.rank != c.rank && o.step == c.step && o.tier < 2 && o.forward == c.forward &&
+                                 o.order <= c.order)
+                               return true;
+                           return false;
+                         }),
+          v.end());
   std::stable_sort(v.begin(), v.end(), [](const Suspect& a, const Suspect& b) {
     if (a.tier != b.tier) return a.tier < b.tier;
     if (a.step != b.step) return a.step < b.step;
     if (a.forward != b.forward) return a.forward;
     if (a.order != b.order) return a.order < b.order;
+    if (a.source != b.source) return a.source;  // a call's differing input before the call
     return a.rank < b.rank;
   });
   // An entry nested in another suspect of the same tier (an API inside a module) goes first.

@@ -117,7 +117,18 @@ std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mo
     w.key("direction");
     w.string(s.forward ? "forward" : "backward");
     w.key("confidence");
-    w.string(s.tier == 0 ? "high" : "medium");
+    w.string(confidence_name(s.tier));
+    w.key("kind");
+    w.string(s.source ? "source" : "call");
+    if (s.source) {
+      w.key("source_row");
+      w.string(s.source_row);
+      w.key("source_tensor");
+      if (s.source_name.empty())
+        w.null();
+      else
+        w.string(s.source_name);
+    }
     w.key("order");
     w.integer((int64_t)s.order);
     w.key("reason");
@@ -240,7 +251,10 @@ std::vector<Suspect> parse_divergence_json(const std::string& text, const std::s
     if (const JsonValue* x = v.find("rank")) s.rank = (int)x->as_int();
     if (const JsonValue* x = v.find("step")) s.step = (int)x->as_int();
     if (const JsonValue* x = v.find("direction")) s.forward = x->as_string() != "backward";
-    if (const JsonValue* x = v.find("confidence")) s.tier = x->as_string() == "high" ? 0 : 1;
+    if (const JsonValue* x = v.find("confidence")) s.tier = tier_of_confidence(x->as_string());
+    if (const JsonValue* x = v.find("kind")) s.source = x->is_string() && x->as_string() == "source";
+    if (const JsonValue* x = v.find("source_row")) s.source_row = x->is_string() ? x->as_string() : "";
+    if (const JsonValue* x = v.find("source_tensor")) s.source_name = x->is_string() ? x->as_string() : "";
     if (const JsonValue* x = v.find("order")) s.order = (size_t)std::max<int64_t>(0, x->as_int());
     if (const JsonValue* x = v.find("reason")) s.reason = x->as_string();
     s.input_error = number_from(v.find("input_error"));

@@ -46,18 +46,18 @@ bool dtypes_compatible(const JsonValue& n, const JsonValue& b) {
   return n.is_string() && b.is_string() && dtypes_compatible(n.as_string(), b.as_string());
 }
 
-bool dtypes_compatible(const std::string& n, const std::string& b) {
-  static const char* const kPairs[][2] = {{"Float16", "Float32"},
-                                          {"Float32", "Float16"},
-                                          {"Float16", "BFloat16"},
-                                          {"BFloat16", "Float16"},
-                                          {"torch.float16", "torch.float32"},
-                                          {"torch.float32", "torch.float16"},
-                                          {"torch.float16", "torch.bfloat16"},
-                                          {"torch.bfloat16", "torch.float16"}};
-  for (const auto& p : kPairs)
-    if (n == p[0] && b == p[1]) return true;
+bool is_floating_dtype(const std::string& d) {
+  static const char* const kFloating[] = {"torch.float16", "torch.bfloat16", "torch.float32", "torch.float64",
+                                          "Float16",       "BFloat16",       "Float32",       "Float64"};
+  for (const char* f : kFloating)
+    if (d == f) return true;
   return false;
+}
+
+bool dtypes_compatible(const std::string& n, const std::string& b) {
+  // Beyond 1.2.1 (fp16 with fp32 or bf16 only): every pair of floating dtypes, as 26.2.0 pairs
+  // them, so that bf16/fp16 autocast runs pair with their fp32 bench row by row.
+  return is_floating_dtype(n) && is_floating_dtype(b);
 }
 
 bool same_struct(const MergedOp& n, const MergedOp& b, CompareMode mode) {

@@ -33,7 +33,9 @@ void ordered_match(ParsedDump& npu, ParsedDump& bench, const OrderedMatchOptions
 bool same_struct(const MergedOp& n, const MergedOp& b, CompareMode mode);  // check_struct_match
 bool fuzzy_same_names(const std::vector<std::string>& n, const std::vector<std::string>& b);
 std::string rename_api(const std::string& name, const std::string& process);
-// The dtype pairs 1.2.1 accepts as the same (fp16 with fp32 or bf16, torch or MindSpore names).
+// Dtypes that pair although they differ: any two floating dtypes (torch or MindSpore names;
+// 1.2.1 pairs fp16 with fp32 or bf16 only, 26.2.0 every float pair).
+bool is_floating_dtype(const std::string& d);
 bool dtypes_compatible(const JsonValue& n, const JsonValue& b);
 bool dtypes_compatible(const std::string& n, const std::string& b);
 
