@@ -22,6 +22,7 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
@@ -148,8 +149,16 @@ CompareJobReport compare_job_py(const std::string& framework, const std::string&
                                 const std::string& suffix, nb::object stack_json, bool stack_mode,
                                 bool auto_analyze, bool fuzzy_match, const std::string& timestamp,
                                 int threads, nb::object progress, std::shared_ptr<NameMapper> name_mapper,
-                                bool save_data_mapping, bool html_report, nb::object replay) {
+                                bool save_data_mapping, bool html_report, nb::object replay,
+                                const std::string& redump_suspect, const std::string& redump_first_source,
+                                nb::object redump_noise) {
   CompareJob job;
+  job.redump_suspect = redump_suspect;
+  job.redump_first_source = redump_first_source;
+  if (!redump_noise.is_none()) {
+    const auto t = nb::cast<std::tuple<double, double, double>>(redump_noise);
+    job.redump_noise = {std::get<0>(t), std::get<1>(t), std::get<2>(t), true};
+  }
   if (!replay.is_none()) job.replay = replay_through(replay);
   job.framework = framework;
   job.npu_json = npu_json;
@@ -272,6 +281,8 @@ void bind_report_classes(nb::module_& m) {
       .ro("first_divergence", &CompareJobReport::first_divergence)
       .ro("next_steps", &CompareJobReport::next_steps,
           "the first suspect's next step, one line ('' when none)")
+      .ro("redump_check", &CompareJobReport::redump_check,
+          "the re-dump's verdict on the suspect it was made for, one line ('' when none)")
       .ro("replay", &CompareJobReport::replay,
           "the first suspect's replay verdict, one line ('' when not replayed)")
       .ro("suspects", &CompareJobReport::suspects)
@@ -293,7 +304,17 @@ void bind_report_classes(nb::module_& m) {
           },
           "None when absent (stack.json is then looked for next to the NPU dump.json)")
       .ro("is_print_compare_log", &CompareJson::is_print_compare_log)
-      .ro("rank_id", &CompareJson::has_rank_id, "MindSpore graph-mode (L2) rank_id / step_id lists");
+      .ro("rank_id", &CompareJson::has_rank_id, "MindSpore graph-mode (L2) rank_id / step_id lists")
+      .ro("suspect", &CompareJson::suspect, "the suspect a scoped re-dump was made for ('' when none)")
+      .ro("suspect_first_source", &CompareJson::suspect_first_source)
+      .prop(
+          "suspect_noise",
+          [](const CompareJson& c) {
+            if (!c.suspect_noise.fitted) return nb::object(nb::none());
+            return nb::object(nb::make_tuple(c.suspect_noise.typical_increment, c.suspect_noise.base,
+                                             c.suspect_noise.spread));
+          },
+          "(typical_increment, base, spread) of the compare that proposed the re-dump, or None");
   RecordClass<RankPair>(m, "RankPair", "One rank pair of a step-folder compare.")
       .ro("npu_rank", &RankPair::npu_rank)
       .ro("bench_rank", &RankPair::bench_rank)
@@ -313,7 +334,8 @@ void bind_compare_output(nb::module_& m) {
         "suffix"_a = "", "stack_json"_a.none() = nb::none(), "stack_mode"_a = false, "auto_analyze"_a = true,
         "fuzzy_match"_a = false, "timestamp"_a = "", "threads"_a = 0, "progress"_a.none() = nb::none(),
         "name_mapper"_a.none() = nb::none(), "save_data_mapping"_a = false, "html_report"_a = true,
-        "replay"_a.none() = nb::none(),
+        "replay"_a.none() = nb::none(), "redump_suspect"_a = "", "redump_first_source"_a = "",
+        "redump_noise"_a.none() = nb::none(),
         "Compares one rank and writes its xlsx (and advisor), divergence json and HTML report; returns the "
         "report.");
   m.def(

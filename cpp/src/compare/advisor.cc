@@ -74,7 +74,7 @@ std::string advisor_message(const std::string& node) {
   return message;
 }
 
-AdvisorResult analyze_compare_table(const CompareTable& t) {
+AdvisorResult analyze_compare_table(const CompareTable& t, const std::string& first_suspect) {
   const ResultKind kind = result_kind(t);
   AdvisorResult out;
   const int name_col = t.column("NPU Name");
@@ -98,17 +98,28 @@ AdvisorResult analyze_compare_table(const CompareTable& t) {
       out.warnings.push_back("The tensor name matches but the shape or dtype does not match: " + name_of(r));
     }
   }
-  for (size_t r = 0; r < t.rows.size(); ++r) {
-    const bool failing = kind == ResultKind::kTensor ? at(r, accuracy_col, "No")
-                         : kind == ResultKind::kMd5  ? at(r, result_col, "Different")
-                                                     : at(r, result_col, "Warning");
-    if (failing) {
-      out.found = true;
-      out.line = std::to_string(r);
-      out.suspect_node = name_of(r);
-      out.message = advisor_message(out.suspect_node);
-      return out;
+  auto found_at = [&](size_t r) {
+    out.found = true;
+    out.line = std::to_string(r);
+    out.suspect_node = name_of(r);
+    out.message = advisor_message(out.suspect_node);
+    return out;
+  };
+  if (!first_suspect.empty()) {
+    for (size_t r = 0; r < t.divergence.size() && r < t.rows.size(); ++r) {
+      const std::string name = name_of(r);
+      if (t.divergence[r] == kSuspect && (name == first_suspect || starts_with(name, first_suspect + ".")))
+        return found_at(r);
     }
+  }
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    // Beyond 1.2.1: a red row (its highlight rules, a first-divergence suspect) fails too, so the
+    // advisor never calls a table with red rows accurate.
+    const bool failing = (kind == ResultKind::kTensor ? at(r, accuracy_col, "No")
+                          : kind == ResultKind::kMd5  ? at(r, result_col, "Different")
+                                                      : at(r, result_col, "Warning")) ||
+                         (r < t.fills.size() && t.fills[r] == Fill::kRed);
+    if (failing) return found_at(r);
   }
   out.message = kNoErrSuggest;
   return out;

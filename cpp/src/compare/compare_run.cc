@@ -9,6 +9,7 @@
 #include "compare/matching/joined_match.h"
 #include "compare/matching/ordered_match.h"
 #include "compare/matching/result_rows.h"
+#include "compare/matching/unmatched_rows.h"
 #include "compare/metrics/highlight.h"
 #include "compare/metrics/tensor_phase.h"
 #include "msprobe/base/error.h"
@@ -75,6 +76,8 @@ Matched read_and_match(const std::string& npu_dump_json, const std::string& benc
     ordered_match(npu, bench, opt, m.rows);
     finish_rows(m.rows, m.mode, options.stack_mode);
   }
+  const std::string unmatched = unmatched_rows_line(m.rows, npu, bench);
+  if (!unmatched.empty()) m.notes.push_back(unmatched);
   return m;
 }
 

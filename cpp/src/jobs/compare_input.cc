@@ -19,7 +19,7 @@ namespace compare {
 
 namespace {
 
-constexpr const char* kAllowedKeys = "npu_path, bench_path, stack_path, is_print_compare_log";
+constexpr const char* kAllowedKeys = "npu_path, bench_path, stack_path, is_print_compare_log, suspect";
 
 std::string string_field(const JsonValue& v, const std::string& origin, const char* key) {
   if (!v.is_string()) {
@@ -75,6 +75,25 @@ CompareJson load_compare_json(const std::string& path) {
                            std::string(v.type_name()));
       }
       out.is_print_compare_log = v.as_bool();
+    } else if (key == "suspect") {
+      const JsonValue* name = v.is_object() ? v.find("name") : nullptr;
+      if (!name || !name->is_string() || name->as_string().empty())
+        throw InvalidInput(path + ": \"suspect\" must be {\"name\": <dump entry>, \"first_source\": <line or null>}");
+      out.suspect = name->as_string();
+      const JsonValue* src = v.find("first_source");
+      if (src && src->is_string()) out.suspect_first_source = src->as_string();
+      if (const JsonValue* noise = v.find("noise"); noise && noise->is_object()) {
+        double* fields[] = {&out.suspect_noise.typical_increment, &out.suspect_noise.base,
+                            &out.suspect_noise.spread};
+        const char* names[] = {"typical_increment", "base", "spread"};
+        for (int i = 0; i < 3; ++i) {
+          const JsonValue* x = noise->find(names[i]);
+          if (!x || !x->is_number())
+            throw InvalidInput(path + ": \"suspect\".\"noise\" needs the number \"" + names[i] + "\"");
+          *fields[i] = x->as_double();
+        }
+        out.suspect_noise.fitted = true;
+      }
     } else if (key == "rank_id" || key == "step_id") {
       check_int_list(v, path, key.c_str());
       if (key == "rank_id") out.has_rank_id = true;

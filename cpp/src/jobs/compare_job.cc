@@ -38,22 +38,31 @@ int number_after(const std::string& folder, const std::string& prefix) {
 // the compare. Reads c.table only.
 void write_divergence_and_report(const CompareJob& job, report::ComparedRank& c, const std::string& out_dir,
                                  const std::string& ts, CompareJobReport* report) {
-  report::find_rank_divergence(&c, job.npu_json, &report->warnings);
   report->suspects = c.suspects.size();
   report->first_divergence = first_suspect_line(c.suspects);
   if (!c.suspects.empty())
     report->advisor.first_divergence = c.suspects.front().name + ": " + c.suspects.front().reason;
   replay_suspects(&c.suspects, job);
   if (!c.suspects.empty()) report->replay = replay_line(c.suspects.front());
+  RedumpCheck check;
+  if (!job.redump_suspect.empty()) {
+    DivergenceContext ctx;
+    ctx.rank = c.rank;
+    ctx.step = c.step;
+    ctx.prior_noise = &c.prior_noise;
+    check = check_redumped_suspect(c.table, ctx, c.suspects, job.redump_suspect, job.redump_first_source);
+    report->redump_check = "Re-dump of " + check.suspect + ": " + check.sentence + ".";
+  }
   NextStepsInput next;
   next.framework = job.framework;
   next.npu_json = job.npu_json;
   next.folder = join_path(out_dir, next_steps_folder_name(job.suffix, ts));
   next.tensor_data = c.table.mode == CompareMode::kTensor;
+  next.checked_suspect = job.redump_suspect;
   write_suspect_next_steps(&c.suspects, next);
-  if (!c.suspects.empty()) report->next_steps = next_steps_line(c.suspects.front());
+  if (!c.suspects.empty()) report->next_steps = next_steps_line(c.suspects.front(), job.framework);
   report->divergence_path = join_path(out_dir, divergence_file_name(job.suffix, ts));
-  report::write_report_file(report->divergence_path, divergence_json(c.suspects, c.table.mode));
+  report::write_report_file(report->divergence_path, divergence_json(c.suspects, c.table.mode, check));
   if (!job.html_report) return;
   report::ReportInput in;
   in.runs = {report::run_info("NPU", job.npu_json, job.npu_json),
@@ -152,18 +161,25 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
     report.warnings.push_back("Can`t match any op.");
     return report;
   }
-  for (Fill f : table.fills) {
-    report.red_rows += f == Fill::kRed;
-    report.yellow_rows += f == Fill::kYellow;
-  }
   report::ComparedRank rank;
   const std::string rank_dir = folder_of(job.npu_json);
   rank.rank = number_after(rank_dir, "rank");
   rank.step = number_after(folder_of(rank_dir), "step");
   rank.table = std::move(table);
+  rank.prior_noise = job.redump_noise;
+  // The suspects first: their verdict goes into the table, so the xlsx and the advisor show it.
+  report::find_rank_divergence(&rank, job.npu_json, &report.warnings);
+  mark_suspect_rows(rank.table, rank.suspects);
+  for (Fill f : rank.table.fills) {
+    report.red_rows += f == Fill::kRed;
+    report.yellow_rows += f == Fill::kYellow;
+  }
   report.xlsx_path = join_path(out_dir, compare_result_file_name(job.suffix, ts));
   Background xlsx(job.threads != 1, [&] { write_compare_xlsx(rank.table, report.xlsx_path); });
-  if (job.auto_analyze) report.advisor = analyze_compare_table(rank.table);
+  if (job.auto_analyze) {
+    const compare::Suspect* first = rank.suspects.empty() ? nullptr : &rank.suspects.front();
+    report.advisor = analyze_compare_table(rank.table, !first ? "" : first->source ? first->source_row : first->name);
+  }
   write_divergence_and_report(job, rank, out_dir, ts, &report);
   xlsx.join();
   if (job.auto_analyze) {

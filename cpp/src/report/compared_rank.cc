@@ -42,6 +42,7 @@ void find_rank_divergence(ComparedRank* c, const std::string& npu_dump_json,
   ctx.stacks = c->has_stacks ? &c->stacks : nullptr;
   ctx.parents = c->has_construct ? &c->parents : nullptr;
   ctx.tensor_names = c->has_tensor_names ? &c->tensor_names : nullptr;
+  ctx.prior_noise = &c->prior_noise;
   c->suspects = compare::find_suspects(c->table, ctx);
 }
 

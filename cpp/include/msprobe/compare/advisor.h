@@ -30,8 +30,11 @@ struct AdvisorResult {
 };
 
 // Analyses a compare table. Throws InvalidInput when its header is not one of compare's
-// (1.2.1: "Compare result does not meet the required conditions.").
-AdvisorResult analyze_compare_table(const CompareTable& table);
+// (1.2.1: "Compare result does not meet the required conditions."). With the suspects marked
+// (table.divergence), the first marked row of the first suspect `first_suspect` (a dump entry
+// or a source row; "" none) is the suspect node, so that the advisor names what first
+// divergence names; otherwise 1.2.1's first failing row.
+AdvisorResult analyze_compare_table(const CompareTable& table, const std::string& first_suspect = "");
 
 // The suggestion 1.2.1 gives for a suspect row name.
 std::string advisor_message(const std::string& node_name);

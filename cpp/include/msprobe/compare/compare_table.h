@@ -1,6 +1,7 @@
 // The result table of `compare` (1.2.1's compare_result_*.xlsx), typed as 1.2.1's DataFrame
 // holds it, so a writer can give each xlsx cell the type the original gives it.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ enum class CompareMode { kStatistics, kTensor, kMd5 };
 // 1.2.1 highlight rules (core/compare/highlight.py): red = error, yellow = warning.
 enum class Fill { kNone, kRed, kYellow };
 
+// CompareTable::divergence values.
+constexpr uint8_t kNotSuspect = 0, kLowSuspect = 1, kSuspect = 2;
+
 struct CompareTable {
   CompareMode mode = CompareMode::kStatistics;
   bool stack_mode = false;
@@ -27,6 +31,9 @@ struct CompareTable {
   // Tensor mode: ||npu - bench||_2 / ||bench||_2 per row (NaN when not computed); not a column of
   // 1.2.1's table, what first divergence judges tensors by. Empty in the other modes.
   std::vector<double> relative_l2_error;
+  // First divergence's verdict per row (divergence.h, mark_suspect_rows): a suspect's output row,
+  // a source's input row. Empty until the suspects are marked.
+  std::vector<uint8_t> divergence;
   // One line per input file that was cut (torn) and read up to its last complete record (1.2.1
   // would have failed on it); for the caller to show as warnings.
   std::vector<std::string> notes;

@@ -28,6 +28,14 @@
 namespace msprobe {
 namespace compare {
 
+// The noise model fitted on a run (find_suspects): how many roundoffs of its output an op
+// typically adds, and the typical amplification (log10) and its spread. A scoped re-dump holds
+// too few calls to fit one: its compare borrows the model of the compare that proposed it.
+struct NoiseModel {
+  double typical_increment = 4.0, base = 0.0, spread = 0.3;
+  bool fitted = false;  // false: the floors above (too few calls to fit)
+};
+
 struct DivergenceContext {
   int rank = -1;  // -1: single dump.json pair (no rank folder)
   int step = -1;
@@ -38,6 +46,8 @@ struct DivergenceContext {
   // Input row -> tensor name (tensor_names.json of the NPU side: "parameter:fc.weight",
   // "buffer:bn.running_mean", "input:0"), may be null.
   const std::unordered_map<std::string, std::string>* tensor_names = nullptr;
+  // The model to use when the table is too small to fit one (a scoped re-dump), may be null.
+  const NoiseModel* prior_noise = nullptr;
 };
 
 // One tensor (or scalar) row of a suspect, with the table's metrics of that row.
@@ -48,10 +58,12 @@ struct SuspectRow {
 };
 
 // What to do next about a suspect (written by compare's job, jobs/suspect_next_steps.h): a
-// config.json per run that re-dumps just this call in tensor mode, and op_generate's
-// config_op.json. Paths; "" when not written (config_op: a call op_generate cannot replay).
+// config.json per run that re-dumps just this call in tensor mode, the compare.json of the
+// re-dumps, and op_generate's config_op.json. Paths; "" when not written (config_op: a call
+// op_generate cannot replay).
 struct SuspectNextSteps {
   std::string redump_config_npu, redump_config_bench, config_op;
+  std::string compare_json;  // compares the two re-dumps and names the suspect ("" when none)
   bool empty() const { return redump_config_npu.empty() && redump_config_bench.empty() && config_op.empty(); }
 };
 
@@ -70,6 +82,7 @@ struct Suspect {
   std::vector<SuspectRow> inputs, outputs;
   std::vector<std::string> stack;        // user's stack lines (NPU side)
   std::vector<std::string> module_path;  // outermost module first, from construct.json
+  NoiseModel noise;  // the model the suspect was judged by
   SuspectNextSteps next_steps;
   SuspectReplay replay;  // "the API or its inputs?" (tensor dumps of both runs, PyTorch APIs)
 };
@@ -85,13 +98,37 @@ std::vector<double> row_relative_errors(const CompareTable& table, const Diverge
 // within a tier).
 void rank_suspects(std::vector<Suspect>* suspects);
 
-// divergence_{timestamp}.json: {"suspects": [...]} (Python json.dump(indent=1) layout).
-std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mode);
+// The answer of a scoped tensor re-dump (next_steps/.../compare.json names the suspect it was
+// made for): "confirmed" (it is still a suspect with exact tensors), "cleared" (its inputs
+// already differ, or its outputs agree) or "missing" (the re-dump does not hold it).
+struct RedumpCheck {
+  std::string suspect;   // the entry the re-dump was made for; "" when no check was asked
+  std::string verdict;   // "confirmed" | "cleared" | "missing"
+  std::string sentence;  // one line, starting with the verdict
+  bool empty() const { return suspect.empty(); }
+};
+
+// Checks `entry` in the re-dump's table and suspects. `first_source`: the first source the
+// compare that proposed the re-dump found ("" when none), named when the suspect is cleared.
+RedumpCheck check_redumped_suspect(const CompareTable& table, const DivergenceContext& ctx,
+                                   const std::vector<Suspect>& suspects, const std::string& entry,
+                                   const std::string& first_source);
+
+// divergence_{timestamp}.json: {"suspects": [...]} (Python json.dump(indent=1) layout), and the
+// re-dump check when there is one.
+std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mode,
+                            const RedumpCheck& check = {});
 
 // Reads back what divergence_json wrote (suspects in file order; `mode`, may be null, receives
 // its "compare_mode"). Throws InvalidInput / FileError naming `origin`.
 std::vector<Suspect> parse_divergence_json(const std::string& text, const std::string& origin,
                                            CompareMode* mode = nullptr);
+
+// Writes the suspects' verdict into the table: a high or medium suspect's output rows (a
+// source's input row) turn red with the failing Result of the mode ("Warning", "No",
+// "Different") and their reason in Err_message; a low one's turn yellow. Fills
+// table.divergence. The xlsx, the advisor and the report then show the same verdict.
+void mark_suspect_rows(CompareTable& table, const std::vector<Suspect>& suspects);
 
 // "high", "medium", "low" of a tier, and back.
 const char* confidence_name(int tier);

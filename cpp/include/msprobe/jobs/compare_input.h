@@ -1,7 +1,7 @@
 // What `msprobe compare -i compare.json` is asked to compare, checked before any work starts.
 //
 // compare.json (msprobe 1.2.1): {"npu_path": ..., "bench_path": ..., "stack_path": ...,
-// "is_print_compare_log": true}. npu_path/bench_path are both dump.json files (one rank) or both
+// "is_print_compare_log": true}, and ours: "suspect" (see CompareJson). npu_path/bench_path are both dump.json files (one rank) or both
 // step folders (every rank). Unlike 1.2.1, which ignores what it does not know, an unknown key or
 // a value of the wrong type is refused with one line naming the key.
 //
@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "msprobe/compare/divergence.h"
+
 namespace msprobe {
 namespace compare {
 
@@ -21,6 +23,10 @@ struct CompareJson {
   std::string stack_path;
   bool is_print_compare_log = true;
   bool has_rank_id = false;  // MindSpore graph-mode (L2) compare: rank_id / step_id lists
+  // Ours, written by compare's next steps: {"name": entry, "first_source": line | null}, the
+  // suspect a scoped re-dump was made for (CompareJob::redump_suspect).
+  std::string suspect, suspect_first_source;
+  NoiseModel suspect_noise;  // "noise": {"typical_increment", "base", "spread"} (fitted when given)
 };
 
 // Reads and validates compare.json. Throws FileError (missing, a link, not JSON) or InvalidInput

@@ -12,6 +12,7 @@
 
 #include "msprobe/compare/advisor.h"
 #include "msprobe/compare/compare_run.h"
+#include "msprobe/compare/divergence.h"
 #include "msprobe/format/json_value.h"
 #include "msprobe/tensor/tensor_view.h"
 
@@ -62,6 +63,11 @@ struct CompareJob {
   // Not in 1.2.1: when set and both dumps hold tensors, the first suspects (forward API calls) are
   // replayed through it and judged "the API" or "its inputs" (Suspect::replay).
   ReplayFn replay;
+  // Not in 1.2.1: this compare is of a scoped re-dump made for the suspect `redump_suspect`
+  // (compare.json "suspect", written in its next_steps folder): say whether it is confirmed or
+  // cleared (RedumpCheck), naming `redump_first_source` when there was one.
+  std::string redump_suspect, redump_first_source;
+  NoiseModel redump_noise;  // the noise model the suspect was judged by (fitted: known)
 };
 
 struct CompareJobReport {
@@ -75,6 +81,7 @@ struct CompareJobReport {
   std::string first_divergence;   // first_suspect_line(), "" when no suspect
   std::string next_steps;         // next_steps_line() of the first suspect, "" when no suspect
   std::string replay;             // replay_line() of the first suspect, "" when not replayed
+  std::string redump_check;       // the re-dump's verdict on its suspect, one line ("" when none)
   size_t suspects = 0;
   size_t rows = 0;
   size_t red_rows = 0, yellow_rows = 0;

@@ -23,6 +23,7 @@ struct ComparedRank {
   std::unordered_map<std::string, std::string> tensor_names;  // input row -> tensor name
   bool has_construct = false, has_stacks = false, has_tensor_names = false;
   std::vector<compare::Suspect> suspects;
+  compare::NoiseModel prior_noise;  // used when the table is too small to fit its own (fitted: given)
 };
 
 // Reads construct.json, stack.json and tensor_names.json beside `npu_dump_json` when they are there and finds the

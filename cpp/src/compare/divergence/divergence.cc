@@ -510,7 +510,10 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
   // A table of a few entries (a scoped re-dump of one call) holds too little to fit its noise:
   // the model's floors apply (4 roundoffs, 1x, 0.3 decades).
   const bool too_few = increments.size() < kMinEntriesForNoiseFit;
-  double typical_increment = too_few ? 4.0 : std::min(std::max(median(increments), kMinIncrement), 256.0);
+  const NoiseModel prior = ctx.prior_noise && ctx.prior_noise->fitted ? *ctx.prior_noise : NoiseModel();
+  NoiseModel noise = prior;
+  double typical_increment =
+      too_few ? prior.typical_increment : std::min(std::max(median(increments), kMinIncrement), 256.0);
   auto rows_stats = [&](const std::vector<size_t>& rows) {
     std::vector<RowStats> v;
     for (size_t r : rows) v.push_back(stats_of(table.rows[r], col));
@@ -528,10 +531,11 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
       e.condition = op_condition(e.name, rows_stats(e.in_rows), rows_stats(e.out_rows));
     log_amp.push_back(std::log10(e.amplification / e.condition.factor));
   }
-  double base = too_few ? 0.0 : std::min(median(log_amp), 0.5);
+  double base = too_few ? prior.base : std::min(median(log_amp), 0.5);
   std::vector<double> dev;
   for (double l : log_amp) dev.push_back(std::fabs(l - base));
-  double spread = too_few ? 0.3 : std::min(std::max(1.4826 * median(dev), 0.1), 0.3);
+  double spread = too_few ? prior.spread : std::min(std::max(1.4826 * median(dev), 0.1), 0.3);
+  if (!too_few) noise = {typical_increment, base, spread, true};
   // An outlier stands well above the run's typical amplification, and is at least 10x
   // (100x for high confidence).
   double threshold = std::max(1.0, base + 6 * spread);
@@ -545,6 +549,7 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
 
   auto describe = [&](Suspect& s, const EntryAcc& e) {
     s.name = e.name;
+    s.noise = noise;
     s.rank = ctx.rank;
     s.step = ctx.step;
     s.forward = e.forward;
@@ -642,7 +647,8 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
         const double u = row_roundoff(row, col);
         const double noise = u > 0 ? std::max(8.0, typical_increment) * u : 0.0;
         if (err <= noise) continue;
-        if (tensor_name.empty() && (e.order > first_call || err <= 10 * earlier_error)) continue;
+        // (A scoped re-dump records no producers: there an unnamed input is no source.)
+        if (tensor_name.empty() && (too_few || e.order > first_call || err <= 10 * earlier_error)) continue;
         if (!reported.insert(tensor_name.empty() ? key : tensor_name).second) continue;
         Suspect s;
         describe(s, e);
@@ -686,6 +692,54 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
             out.end());
   rank_suspects(&out);
   return out;
+}
+
+RedumpCheck check_redumped_suspect(const CompareTable& table, const DivergenceContext& ctx,
+                                   const std::vector<Suspect>& suspects, const std::string& entry,
+                                   const std::string& first_source) {
+  RedumpCheck check;
+  check.suspect = entry;
+  for (const Suspect& s : suspects) {
+    if (s.name != entry || s.source) continue;
+    check.verdict = "confirmed";
+    check.sentence = "confirmed: with the tensors of both runs, " + s.reason;
+    if (!s.replay.verdict.empty()) check.sentence += "; replayed in float64: " + s.replay.verdict;
+    return check;
+  }
+  // Its own errors in the re-dump (a backward also by the inputs its forward saved).
+  const Columns col(table.header);
+  const std::vector<double> errors = row_relative_errors(table, ctx);
+  const std::string forward = ends_with(entry, ".forward") || entry.find(".forward.") != std::string::npos
+                                  ? entry
+                                  : forward_entry_of(entry);
+  double e_in = 0, e_out = 0;
+  bool found = false;
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    const RowName rn = split_row_name(text_of(table.rows[r], col.npu_name));
+    const bool own = rn.entry == entry, saved = rn.entry == forward && rn.role != RowRole::kOutput;
+    if (!own && !saved) continue;
+    found = found || own;
+    if (std::isnan(errors[r])) continue;
+    const bool output = own && (rn.role == RowRole::kOutput || rn.role == RowRole::kParametersGrad);
+    (output ? e_out : e_in) = std::max(output ? e_out : e_in, errors[r]);
+  }
+  if (!found) {
+    check.verdict = "missing";
+    check.sentence = "missing: the re-dump holds no " + entry +
+                     " (were both runs trained with the re-dump configs, to the suspect's step?)";
+    return check;
+  }
+  check.verdict = "cleared";
+  if (e_in > 0) {
+    check.sentence = "cleared: with the tensors of both runs its inputs already differ (relative error " +
+                     fmt(e_in) + ") and its outputs (" + fmt(e_out) + ") no more than that explains; " +
+                     (first_source.empty() ? "the difference starts before it"
+                                           : "the source is: " + first_source);
+  } else {
+    check.sentence = "cleared: with the tensors of both runs its outputs agree within rounding (relative error " +
+                     fmt(e_out) + "): the statistics misled";
+  }
+  return check;
 }
 
 const char* confidence_name(int tier) { return tier <= 0 ? "high" : tier == 1 ? "medium" : "low"; }

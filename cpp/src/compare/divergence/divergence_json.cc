@@ -66,6 +66,7 @@ void write_next_steps(JsonWriter& w, const SuspectNextSteps& n) {
   write_path(w, "redump_config_npu", n.redump_config_npu);
   write_path(w, "redump_config_bench", n.redump_config_bench);
   write_path(w, "config_op", n.config_op);
+  write_path(w, "compare_json", n.compare_json);
   w.end_object();
 }
 
@@ -98,12 +99,23 @@ const char* mode_name(CompareMode m) {
 }
 }  // namespace
 
-std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mode) {
+std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mode, const RedumpCheck& check) {
   std::string out;
   JsonWriter w(out);
   w.begin_object();
   w.key("compare_mode");
   w.string(mode_name(mode));
+  if (!check.empty()) {
+    w.key("redump_check");
+    w.begin_object();
+    for (const auto& [k, v] : {std::pair<const char*, const std::string*>{"suspect", &check.suspect},
+                               {"verdict", &check.verdict},
+                               {"sentence", &check.sentence}}) {
+      w.key(k);
+      w.string(*v);
+    }
+    w.end_object();
+  }
   w.key("suspects");
   w.begin_array();
   for (const Suspect& s : suspects) {
@@ -269,7 +281,8 @@ std::vector<Suspect> parse_divergence_json(const std::string& text, const std::s
         const JsonValue* p = n->find(key);
         return p && p->is_string() ? p->as_string() : std::string();
       };
-      s.next_steps = {path("redump_config_npu"), path("redump_config_bench"), path("config_op")};
+      s.next_steps = {path("redump_config_npu"), path("redump_config_bench"), path("config_op"),
+                      path("compare_json")};
     }
     if (const JsonValue* r = v.find("replay")) {
       const JsonValue* verdict = r->find("verdict");

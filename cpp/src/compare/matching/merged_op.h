@@ -39,6 +39,11 @@ struct MergedOp {
   // hundreds of thousands of them); null when stack.json lacks the entry.
   const JsonValue* stack = nullptr;
   bool empty() const { return op_name.empty(); }
+  static MergedOp named(std::string entry) {
+    MergedOp op;
+    op.entry = std::move(entry);
+    return op;
+  }
   const JsonValue& stack_value() const;  // *stack, or None
 };
 

@@ -163,8 +163,10 @@ void ordered_match(ParsedDump& npu, ParsedDump& bench, const OrderedMatchOptions
     if (n_point < 0) continue;
     for (long j = 0; j < n_point; ++j) append_unmatched_rows(rows, *nq[j], opt.mode);
     append_matched_rows(rows, *nq[n_point], *bq[b_point], opt.mode);
-    for (long j = 0; j <= n_point; ++j) *nq[j] = MergedOp();
-    for (long j = 0; j <= b_point; ++j) *bq[j] = MergedOp();
+    // Done with: freed, but for the name (unmatched_rows.h tells "not in the bench dump" by it).
+    auto release = [](MergedOp* op) { *op = MergedOp::named(std::move(op->entry)); };
+    for (long j = 0; j <= n_point; ++j) release(nq[j]);
+    for (long j = 0; j <= b_point; ++j) release(bq[j]);
     nq.erase(nq.begin(), nq.begin() + n_point + 1);
     bq.erase(bq.begin(), bq.begin() + b_point + 1);
   }

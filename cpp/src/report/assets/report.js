@@ -179,13 +179,18 @@
   function nextSteps(s) {
     const n = s.nextSteps || [];
     if (!n[0] && !n[2]) return '';
-    let h = '<div class="hint next-steps">Next step: re-dump it in tensor mode with <code>' + esc(n[0]) +
-      '</code> (NPU run) and <code>' + esc(n[1]) + '</code> (bench run), then compare again';
-    if (n[2]) {
-      h += '; reproduce it alone: <code>msprobe -f pytorch op_generate -i ' + esc(n[2]) + ' -o ' +
-        esc(n[2].replace(/\/[^\/]*$/, '')) + '</code>';
+    const fw = (DATA.runs && DATA.runs[0] && DATA.runs[0].framework) || 'pytorch';
+    const steps = [];
+    if (n[0]) {
+      steps.push('re-dump it in tensor mode: train the NPU run with <code>' + esc(n[0]) + '</code> and the bench run with <code>' +
+        esc(n[1]) + '</code>, then <code>msprobe -f ' + esc(fw) + ' compare -i ' + esc(n[3]) + ' -o ' +
+        esc(n[3].replace(/\/[^\/]*$/, '')) + '/compare</code>');
     }
-    return h + '</div>';
+    if (n[2]) {
+      steps.push('reproduce it alone: <code>msprobe -f pytorch op_generate -i ' + esc(n[2]) + ' -o ' +
+        esc(n[2].replace(/\/[^\/]*$/, '')) + '</code>');
+    }
+    return '<div class="hint next-steps">Next step: ' + steps.join('; ') + '</div>';
   }
   // "The API or its inputs?": the float64 replay of the suspect on each run's own inputs.
   function replayVerdict(s) {
@@ -209,7 +214,7 @@
     DATA.suspects.forEach((s) => {
       const where = DATA.parts.length > 1 ? ' <span class="badge">' + esc(DATA.parts[s.part] ? DATA.parts[s.part].label : 'rank ' + s.rank) + '</span>' : '';
       h += '<li><a class="node-link" data-part="' + s.part + '" data-entry="' + s.entry + '">' + esc(s.name) + '</a>' +
-        where + (s.tier === 0 ? ' <span class="badge">clear</span>' : '') + '<br><span class="hint">' + esc(s.reason) +
+        where + (s.source ? ' <span class="badge">source</span>' : '') + (s.tier === 0 ? ' <span class="badge">clear</span>' : s.tier === 2 ? ' <span class="badge">low</span>' : '') + '<br><span class="hint">' + esc(s.reason) +
         ' (input error ' + num(s.inputError) + ', output error ' + num(s.outputError) + ')</span>' + replayVerdict(s) + nextSteps(s) +
         (s.stack.length ? '<details><summary class="hint">stack</summary><pre class="stack">' + esc(s.stack.join('\n')) + '</pre></details>' : '') +
         '</li>';

@@ -63,7 +63,9 @@ def _run(framework, args):
                         "determine whether to display NPU_Stack_Info.")
         else:
             input_param["stack_json_path"] = cfg.stack_path
-        runner.run_single(input_param, args.output_path, **common)
+        runner.run_single(input_param, args.output_path, redump_suspect=cfg.suspect,
+                          redump_first_source=cfg.suspect_first_source, redump_noise=cfg.suspect_noise,
+                          **common)
         return 0
     if npu_kind == "folder" and bench_kind == "folder":
         if args.dask:

@@ -119,12 +119,14 @@ def _print_report(report, label=""):
         if advisor.found:
             log.warning(f"{prefix}Find {advisor.suspect_node} accuracy not reached, the line is "
                         f"{advisor.line}")
-        else:
+        elif not report.suspects:
             log.info(f"{prefix}All data from api input/output accuracy reached")
         log.info(f"{prefix}The summary of the expert advice is as follows: ")
         for line in advisor.lines:
             log.info(prefix + line)
         log.info(f"{prefix}The advisor summary is saved in: {report.advisor_path}")
+    if report.redump_check:
+        log.warning(prefix + report.redump_check)
     if report.first_divergence:
         log.warning(prefix + report.first_divergence)
     if report.replay:
@@ -170,10 +172,13 @@ class _StageProgress:
 
 
 def run_single(input_param, output_path, *, framework="pytorch", stack_mode=False, auto_analyze=True,
-               fuzzy_match=False, mapping=None, suffix="", progress=True, threads=0, html_report=True):
+               fuzzy_match=False, mapping=None, suffix="", progress=True, threads=0, html_report=True,
+               redump_suspect="", redump_first_source="", redump_noise=None):
     """Compares one pair of dump.json files described by 1.2.1's input_param dict
     (npu_json_path, bench_json_path, optional stack_json_path, is_print_compare_log); mapping is a
-    mapping_spec(). Returns the core's report. Raises ConfigError / MsprobeFileError / MsprobeException (one line)."""
+    mapping_spec(). redump_suspect: the suspect a scoped re-dump was made for (compare.json
+    "suspect"), whose verdict the compare then gives, judged by redump_noise (the noise model of
+    the compare that proposed it). Returns the core's report. Raises ConfigError / MsprobeFileError / MsprobeException (one line)."""
     if not isinstance(input_param, dict):
         raise MsprobeException(f"Invalid input parameter 'input_param', the expected type dict but got "
                                f"{type(input_param).__name__}.")
@@ -200,7 +205,9 @@ def run_single(input_param, output_path, *, framework="pytorch", stack_mode=Fals
                                    auto_analyze=auto_analyze, fuzzy_match=fuzzy_match, threads=threads,
                                    progress=bar, name_mapper=mapper,
                                    save_data_mapping=bool(mapping and mapping.get("layer_mapping")),
-                                   html_report=html_report, replay=_replay_for(framework))
+                                   html_report=html_report, replay=_replay_for(framework),
+                                   redump_suspect=redump_suspect, redump_first_source=redump_first_source,
+                                   redump_noise=redump_noise)
     finally:
         if bar is not None:
             bar.close()
