@@ -195,6 +195,7 @@ TEST(CompareOutputAdvisor, MessagesFollowOriginalRules) {
 TEST(CompareOutputAdvisor, NoFailingRowAndTensorAndMd5Modes) {
   CompareTable t = statistics_table();
   for (auto& row : t.rows) row[22] = Cell::str("");
+  t.fills.assign(t.rows.size(), Fill::kNone);
   AdvisorResult r = analyze_compare_table(t);
   EXPECT_FALSE(r.found);
   EXPECT_EQ(advisor_lines(r)[0], "Line: NA");

@@ -113,14 +113,15 @@ AdvisorResult analyze_compare_table(const CompareTable& t, const std::string& fi
     }
   }
   for (size_t r = 0; r < t.rows.size(); ++r) {
-    // Beyond 1.2.1: a red row (its highlight rules, a first-divergence suspect) fails too, so the
-    // advisor never calls a table with red rows accurate.
-    const bool failing = (kind == ResultKind::kTensor ? at(r, accuracy_col, "No")
-                          : kind == ResultKind::kMd5  ? at(r, result_col, "Different")
-                                                      : at(r, result_col, "Warning")) ||
-                         (r < t.fills.size() && t.fills[r] == Fill::kRed);
+    const bool failing = kind == ResultKind::kTensor ? at(r, accuracy_col, "No")
+                         : kind == ResultKind::kMd5  ? at(r, result_col, "Different")
+                                                     : at(r, result_col, "Warning");
     if (failing) return found_at(r);
   }
+  // Beyond 1.2.1: a red row (its highlight rules) fails too, so that the advisor never calls a
+  // table with red rows accurate.
+  for (size_t r = 0; r < t.rows.size() && r < t.fills.size(); ++r)
+    if (t.fills[r] == Fill::kRed) return found_at(r);
   out.message = kNoErrSuggest;
   return out;
 }

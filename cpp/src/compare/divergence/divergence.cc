@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <unordered_set>
 
@@ -540,12 +539,6 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
   // (100x for high confidence).
   double threshold = std::max(1.0, base + 6 * spread);
   double strong = std::max(2.0, base + 10 * spread);
-  if (std::getenv("MSPROBE_DEBUG_DIV")) {  // TEMP
-    std::fprintf(stderr, "typical_inc %g base %g spread %g thr %g\n", typical_increment, base, spread, threshold);
-    for (EntryAcc& e : entries)
-      if (e.any_out && !e.params_grad && e.e_out > 0)
-        std::fprintf(stderr, "%-45s ein %.3g eout %.3g u %.3g amp %.3g cond %.3g exc %.3g\n", e.name.c_str(), e.e_in, e.e_out, e.roundoff, e.amplification, e.condition.factor, (e.e_out - e.condition.factor*e.e_in)/std::max(e.roundoff,1e-30));
-  }
 
   auto describe = [&](Suspect& s, const EntryAcc& e) {
     s.name = e.name;
@@ -561,7 +554,6 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
     s.module_path = module_path_of(e.name, ctx);
   };
 
-  size_t first_call = std::numeric_limits<size_t>::max();  // order of the earliest call suspect
   for (EntryAcc& e : entries) {
     if (!e.any_out || e.params_grad || e.e_out <= 0) continue;
     Suspect s;
@@ -608,8 +600,6 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
       s.tier = 2;
       s.reason += ": a collective, whose output also holds the other ranks' inputs; where they differ, "
                   "compare every rank";
-    } else {
-      first_call = std::min(first_call, e.order);
     }
     describe(s, e);
     s.input_error = e.e_in;
@@ -622,9 +612,9 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
 
   // Sources: an input row that differs and that no earlier recorded call produced (no earlier
   // output row holds the same statistics). A named one (a parameter, a buffer, the model's
-  // input) counts at any difference beyond rounding; an unnamed one only while nothing before
+  // input) counts at any difference beyond rounding; an unnamed one only where nothing before
   // it explains it (an op the probe does not record may have made it from an earlier
-  // difference): before the first call suspect, and beyond 10x every earlier output's error.
+  // difference): beyond 10x every earlier output's error.
   std::unordered_set<std::string> produced, reported;
   double earlier_error = 0;
   for (const EntryAcc& e : entries) {
@@ -648,7 +638,7 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
         const double noise = u > 0 ? std::max(8.0, typical_increment) * u : 0.0;
         if (err <= noise) continue;
         // (A scoped re-dump records no producers: there an unnamed input is no source.)
-        if (tensor_name.empty() && (too_few || e.order > first_call || err <= 10 * earlier_error)) continue;
+        if (tensor_name.empty() && (too_few || err <= 10 * earlier_error)) continue;
         if (!reported.insert(tensor_name.empty() ? key : tensor_name).second) continue;
         Suspect s;
         describe(s, e);
