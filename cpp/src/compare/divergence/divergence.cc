@@ -484,6 +484,14 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
     }
   }
 
+  // A module or cell may compute inside in the lowest precision the run shows (bf16 autocast
+  // inside an fp32 residual stream): its outputs are judged by that precision.
+  double run_roundoff = 0;
+  for (const EntryAcc& e : entries) run_roundoff = std::max({run_roundoff, e.roundoff, e.in_roundoff});
+  for (EntryAcc& e : entries)
+    if (e.out_floating && (starts_with(e.name, "Module.") || starts_with(e.name, "Cell.")))
+      e.roundoff = std::max(e.roundoff, run_roundoff);
+
   // A backward also reads the inputs its forward saved: it is judged against their error as
   // well as against that of the gradients it receives. (An op that saves its output instead
   // differs in its backward when its forward was wrong: the forward ranks first anyway.)

@@ -2,6 +2,7 @@
 // mark_suspect_rows), so that the xlsx, the advisor and the report say what the suspects say.
 #include <algorithm>
 
+#include "msprobe/compare/compare_const.h"
 #include "msprobe/compare/divergence.h"
 #include "msprobe/compare/row_name.h"
 
@@ -43,7 +44,8 @@ void mark_suspect_rows(CompareTable& table, const std::vector<Suspect>& suspects
       if (at_entry != by_entry.end() && (rn.role == RowRole::kOutput || rn.role == RowRole::kParametersGrad))
         s = at_entry->second;
     }
-    if (!s) continue;
+    const int bench_col = 1;  // "Bench Name": a row without a bench row was not judged
+    if (!s || (row[bench_col].kind == Cell::Kind::kString && row[bench_col].s == k::kNA)) continue;
     const bool high = s->tier < 2;
     table.divergence[r] = high ? kSuspect : kLowSuspect;
     if (high) {
