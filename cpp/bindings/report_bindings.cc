@@ -113,6 +113,7 @@ std::string render_compare(nb::list parts, nb::list runs, const std::string& tit
     ctx.stacks = o->has_stacks ? &o->stacks : nullptr;
     ctx.parents = o->has_construct ? &o->parents : nullptr;
     o->suspects = compare::find_suspects(o->table, ctx);
+    compare::mark_suspect_rows(o->table, o->suspects);
     r.table = &o->table;
     r.suspects = &o->suspects;
     r.construct = o->has_construct ? &o->construct : nullptr;

@@ -46,7 +46,8 @@ def test_every_suspect_carries_its_files(statistics_compare):
         else:
             assert steps["config_op"] is None
     first = suspects[0]["next_steps"]
-    assert ("Next step for Functional.gelu.2.forward: re-dump it in tensor mode with "
-            f"{first['redump_config_npu']}") in log
+    assert ("Next step for Functional.gelu.2.forward: re-dump it in tensor mode: train the NPU run with "
+            f"{first['redump_config_npu']} and the bench run with {first['redump_config_bench']}, then: "
+            f"msprobe -f pytorch compare -i {first['compare_json']} -o ") in log
     assert f"op_generate -i {first['config_op']}" in log
     assert first["config_op"] in page and first["redump_config_npu"] in page

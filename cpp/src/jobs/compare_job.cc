@@ -169,7 +169,6 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   rank.prior_noise = job.redump_noise;
   // The suspects first: their verdict goes into the table, so the xlsx and the advisor show it.
   report::find_rank_divergence(&rank, job.npu_json, &report.warnings);
-  mark_suspect_rows(rank.table, rank.suspects);
   for (Fill f : rank.table.fills) {
     report.red_rows += f == Fill::kRed;
     report.yellow_rows += f == Fill::kYellow;

@@ -44,6 +44,7 @@ void find_rank_divergence(ComparedRank* c, const std::string& npu_dump_json,
   ctx.tensor_names = c->has_tensor_names ? &c->tensor_names : nullptr;
   ctx.prior_noise = &c->prior_noise;
   c->suspects = compare::find_suspects(c->table, ctx);
+  compare::mark_suspect_rows(c->table, c->suspects);
 }
 
 RankInput rank_input(const ComparedRank& c) {

@@ -26,9 +26,10 @@ struct ComparedRank {
   compare::NoiseModel prior_noise;  // used when the table is too small to fit its own (fitted: given)
 };
 
-// Reads construct.json, stack.json and tensor_names.json beside `npu_dump_json` when they are there and finds the
-// suspects of c->table. A side file that cannot be read adds one line to `warnings` (may be null)
-// and is left out; a cut one is read up to its last complete entry.
+// Reads construct.json, stack.json and tensor_names.json beside `npu_dump_json` when they are
+// there, finds the suspects of c->table and marks their rows in it (mark_suspect_rows). A side
+// file that cannot be read adds one line to `warnings` (may be null) and is left out; a cut one
+// is read up to its last complete entry.
 void find_rank_divergence(ComparedRank* c, const std::string& npu_dump_json,
                           std::vector<std::string>* warnings);
 
