@@ -135,7 +135,8 @@ void ArgEncoder::tensor_named(JsonWriter& w, nb::handle v, const std::string& da
 }
 
 void ArgEncoder::note_name(const PyTensor& pt, const std::string& entry, const std::string& path) {
-  if (pt.view.data == nullptr || (types_.parameters.names.empty() && types_.model_inputs.names.empty())) return;
+  if (pt.view.data == nullptr || (types_.parameters.names.empty() && types_.model_inputs.names.empty()))
+    return;
   if (const std::string* name = types_.name_of(pt.view)) s_.note_tensor_name(entry + ".input." + path, *name);
 }
 

@@ -45,7 +45,8 @@ struct PythonTypes {
   // has the name too; the tensors are held so that their memory stays theirs. An input row
   // holding one is noted in tensor_names.json.
   struct NamedTensors {
-    std::unordered_map<const void*, std::vector<std::pair<int64_t, std::string>>> names;  // data -> (numel, name)
+    std::unordered_map<const void*, std::vector<std::pair<int64_t, std::string>>>
+        names;  // data -> (numel, name)
     std::vector<nb::object> held;
   };
   NamedTensors parameters, model_inputs;

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "msprobe/base/error.h"
 #include "msprobe/dump/dump_session.h"
 #include "msprobe/dump/record_builder.h"
-#include "msprobe/base/error.h"
 #include "py_record_adapter.h"
 #include "tensor_from_python.h"
 

@@ -163,8 +163,9 @@ TEST(CompareRealPairs, ParameterNamedFirstAndItsModuleIsNoSuspect) {
   const std::vector<Suspect> unnamed = find_suspects(t, DivergenceContext());
   ASSERT_FALSE(unnamed.empty());
   EXPECT_TRUE(unnamed.front().source);
-  EXPECT_NE(unnamed.front().reason.find("that no recorded call produced differs (input.1): a parameter or data"),
-            std::string::npos)
+  EXPECT_NE(
+      unnamed.front().reason.find("that no recorded call produced differs (input.1): a parameter or data"),
+      std::string::npos)
       << unnamed.front().reason;
 }
 
@@ -190,7 +191,8 @@ TEST(CompareRealPairs, BackwardJudgedAgainstItsForwardsInputs) {
 TEST(CompareRealPairs, CollectiveIsLowAndDroppedWhenAnotherRankExplainsIt) {
   Chain c;
   for (int i = 0; i < 12; ++i) {
-    const std::string entry = i == 6 ? "Distributed.all_reduce.0.forward" : "Torch.op" + std::to_string(i) + ".0.forward";
+    const std::string entry =
+        i == 6 ? "Distributed.all_reduce.0.forward" : "Torch.op" + std::to_string(i) + ".0.forward";
     c.call(entry, i == 6 ? 0.05 : 1e-7);
   }
   DivergenceContext rank0;

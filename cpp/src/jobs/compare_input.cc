@@ -78,7 +78,8 @@ CompareJson load_compare_json(const std::string& path) {
     } else if (key == "suspect") {
       const JsonValue* name = v.is_object() ? v.find("name") : nullptr;
       if (!name || !name->is_string() || name->as_string().empty())
-        throw InvalidInput(path + ": \"suspect\" must be {\"name\": <dump entry>, \"first_source\": <line or null>}");
+        throw InvalidInput(
+            path + ": \"suspect\" must be {\"name\": <dump entry>, \"first_source\": <line or null>}");
       out.suspect = name->as_string();
       const JsonValue* src = v.find("first_source");
       if (src && src->is_string()) out.suspect_first_source = src->as_string();

@@ -177,7 +177,9 @@ CompareJobReport run_compare_job(const CompareJob& job, ProgressFn progress) {
   Background xlsx(job.threads != 1, [&] { write_compare_xlsx(rank.table, report.xlsx_path); });
   if (job.auto_analyze) {
     const compare::Suspect* first = rank.suspects.empty() ? nullptr : &rank.suspects.front();
-    report.advisor = analyze_compare_table(rank.table, !first ? "" : first->source ? first->source_row : first->name);
+    report.advisor = analyze_compare_table(rank.table, !first          ? ""
+                                                       : first->source ? first->source_row
+                                                                       : first->name);
   }
   write_divergence_and_report(job, rank, out_dir, ts, &report);
   xlsx.join();

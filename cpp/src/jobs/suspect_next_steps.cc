@@ -127,7 +127,8 @@ void write_suspect_next_steps(std::vector<Suspect>* suspects, const NextStepsInp
         (k == 0 ? s.next_steps.redump_config_npu : s.next_steps.redump_config_bench) = path;
       }
       s.next_steps.compare_json = join_path(dir, "compare.json");
-      write_file_atomically(s.next_steps.compare_json, redump_compare_json(dumps[0], dumps[1], s, first_source));
+      write_file_atomically(s.next_steps.compare_json,
+                            redump_compare_json(dumps[0], dumps[1], s, first_source));
     }
     if (api.empty()) continue;
     opgen::OpConfig op;
@@ -146,13 +147,14 @@ std::string next_steps_line(const Suspect& s, const std::string& framework) {
   if (n.empty()) return "";
   std::string line = "Next step for " + s.name + ": ";
   if (!n.redump_config_npu.empty()) {
-    line += "re-dump it in tensor mode: train the NPU run with " + n.redump_config_npu + " and the bench run with " +
-            n.redump_config_bench + ", then: msprobe -f " + framework + " compare -i " + n.compare_json + " -o " +
-            join_path(folder_of(n.compare_json), "compare");
+    line += "re-dump it in tensor mode: train the NPU run with " + n.redump_config_npu +
+            " and the bench run with " + n.redump_config_bench + ", then: msprobe -f " + framework +
+            " compare -i " + n.compare_json + " -o " + join_path(folder_of(n.compare_json), "compare");
   }
   if (!n.config_op.empty()) {
     if (!n.redump_config_npu.empty()) line += "; ";
-    line += "reproduce it alone: msprobe -f pytorch op_generate -i " + n.config_op + " -o " + folder_of(n.config_op);
+    line += "reproduce it alone: msprobe -f pytorch op_generate -i " + n.config_op + " -o " +
+            folder_of(n.config_op);
   }
   return line + ".";
 }

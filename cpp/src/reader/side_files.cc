@@ -90,11 +90,13 @@ std::vector<std::pair<std::string, std::string>> read_construct_json(const std::
   return out;
 }
 
-std::unordered_map<std::string, std::string> read_tensor_names_json(const std::string& path, RepairNote* note) {
+std::unordered_map<std::string, std::string> read_tensor_names_json(const std::string& path,
+                                                                    RepairNote* note) {
   std::unordered_map<std::string, std::string> out;
   walk_file(path, "entries", note, [&](std::string&& key, JsonValue&& v) {
     if (!v.is_string())
-      throw FileError(path + ": \"" + detail::printable(key) + "\": expected a tensor's name, found " + v.type_name());
+      throw FileError(path + ": \"" + detail::printable(key) + "\": expected a tensor's name, found " +
+                      v.type_name());
     out.emplace(std::move(key), v.as_string());
   });
   return out;

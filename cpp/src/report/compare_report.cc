@@ -52,7 +52,7 @@ std::vector<uint8_t> row_verdicts(const CompareTable& t) {
     // With the suspects marked, only they are errors: what 1.2.1's row rules flag besides is a
     // warning, so that the counts and the Suspects box tell the same story.
     if (r < t.divergence.size())
-      v = t.divergence[r] == compare::kSuspect                        ? kError
+      v = t.divergence[r] == compare::kSuspect                    ? kError
           : v == kPass && t.divergence[r] == compare::kNotSuspect ? kPass
                                                                   : kWarning;
     out[r] = v;

@@ -273,9 +273,8 @@ void append_suspect_fields(std::string& out, const Suspect& s) {
   append_key(out, "modulePath");
   append_string_list(out, s.module_path);
   append_key(out, "nextSteps");
-  append_string_list(
-      out, {s.next_steps.redump_config_npu, s.next_steps.redump_config_bench, s.next_steps.config_op,
-            s.next_steps.compare_json});
+  append_string_list(out, {s.next_steps.redump_config_npu, s.next_steps.redump_config_bench,
+                           s.next_steps.config_op, s.next_steps.compare_json});
   append_key(out, "source");
   out += s.source ? "true" : "false";
   append_key(out, "replay");

@@ -2,19 +2,19 @@
 //
 // A suspect is a dump entry (API, module/cell call, forward or backward) whose inputs agree and
 // whose outputs do not, or a source: a tensor that differs between the runs although no earlier
-// recorded call produced it (a parameter, a buffer, the model's input, a random draw). "Agree" is judged against the noise that two runs on different hardware
-// always show: each entry's output error is set against its input error (the amplification),
-// and an entry is a suspect only when its amplification stands out from what the other entries
-// of the same run show, beyond what the op's own conditioning explains (op_condition.h). The
-// noise floor of a row is the unit roundoff of the lower precision of its two dtypes (bf16
-// against fp32: 2^-8). A collective (Distributed.*) whose output differs while this rank's
-// inputs agree is a low-confidence suspect: another rank's input may be the cause. An op computed wrongly under ulp-level noise therefore still stands
-// out, while the entries downstream of it (inputs already differ) do not.
+// recorded call produced it (a parameter, a buffer, the model's input, a random draw). "Agree" is judged
+// against the noise that two runs on different hardware always show: each entry's output error is set against
+// its input error (the amplification), and an entry is a suspect only when its amplification stands out from
+// what the other entries of the same run show, beyond what the op's own conditioning explains
+// (op_condition.h). The noise floor of a row is the unit roundoff of the lower precision of its two dtypes
+// (bf16 against fp32: 2^-8). A collective (Distributed.*) whose output differs while this rank's inputs agree
+// is a low-confidence suspect: another rank's input may be the cause. An op computed wrongly under ulp-level
+// noise therefore still stands out, while the entries downstream of it (inputs already differ) do not.
 //
 // Ranking, best first: sources and entries that turn finite inputs into inf/nan and clear
-// outliers before marginal ones, collectives last; then forward before backward; then earlier (NPU dump order) before later; an
-// entry nested in another suspect (API inside a module) before its container.
-// md5 mode can only say "first output that differs while every input is equal".
+// outliers before marginal ones, collectives last; then forward before backward; then earlier (NPU dump
+// order) before later; an entry nested in another suspect (API inside a module) before its container. md5
+// mode can only say "first output that differs while every input is equal".
 #pragma once
 #include <cstddef>
 #include <string>
@@ -82,7 +82,7 @@ struct Suspect {
   std::vector<SuspectRow> inputs, outputs;
   std::vector<std::string> stack;        // user's stack lines (NPU side)
   std::vector<std::string> module_path;  // outermost module first, from construct.json
-  NoiseModel noise;  // the model the suspect was judged by
+  NoiseModel noise;                      // the model the suspect was judged by
   SuspectNextSteps next_steps;
   SuspectReplay replay;  // "the API or its inputs?" (tensor dumps of both runs, PyTorch APIs)
 };

@@ -12,11 +12,11 @@ namespace compare {
 
 // The statistics of one row of the NPU side (NaN where unknown).
 struct RowStats {
-  bool tensor = false;          // a tensor (else a scalar argument: max = min = mean = its value)
+  bool tensor = false;  // a tensor (else a scalar argument: max = min = mean = its value)
   int64_t numel = 1, last_dim = 1;
   double max = 0, min = 0, mean = 0, norm = 0;
-  double rms() const;           // root mean square (from the norm), NaN when unknown
-  double abs_max() const;       // max(|max|, |min|)
+  double rms() const;      // root mean square (from the norm), NaN when unknown
+  double abs_max() const;  // max(|max|, |min|)
 };
 
 struct OpCondition {

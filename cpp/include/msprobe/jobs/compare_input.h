@@ -1,9 +1,9 @@
 // What `msprobe compare -i compare.json` is asked to compare, checked before any work starts.
 //
 // compare.json (msprobe 1.2.1): {"npu_path": ..., "bench_path": ..., "stack_path": ...,
-// "is_print_compare_log": true}, and ours: "suspect" (see CompareJson). npu_path/bench_path are both dump.json files (one rank) or both
-// step folders (every rank). Unlike 1.2.1, which ignores what it does not know, an unknown key or
-// a value of the wrong type is refused with one line naming the key.
+// "is_print_compare_log": true}, and ours: "suspect" (see CompareJson). npu_path/bench_path are both
+// dump.json files (one rank) or both step folders (every rank). Unlike 1.2.1, which ignores what it does not
+// know, an unknown key or a value of the wrong type is refused with one line naming the key.
 //
 // Step folders: every entry must be named rank, rank0, rank1, ... (1.2.1's
 // check_and_return_dir_contents); both sides are sorted by name (as 1.2.1: "rank10" before

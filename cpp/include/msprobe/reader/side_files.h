@@ -21,7 +21,8 @@ std::vector<std::pair<std::string, std::string>> read_construct_json(const std::
                                                                      RepairNote* note);
 
 // tensor_names.json (ours): input row -> the tensor's name ("parameter:fc.weight").
-std::unordered_map<std::string, std::string> read_tensor_names_json(const std::string& path, RepairNote* note);
+std::unordered_map<std::string, std::string> read_tensor_names_json(const std::string& path,
+                                                                    RepairNote* note);
 
 }  // namespace reader
 }  // namespace msprobe

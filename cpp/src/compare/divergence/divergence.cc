@@ -268,8 +268,8 @@ struct EntryAcc {
   bool any_in = false, any_out = false;
   bool in_nonfinite = false, out_nonfinite = false, out_floating = false, int_input_differs = false;
   double roundoff = 0, in_roundoff = 0;  // of the outputs, of the floating inputs
-  double amplification = 0;  // output error over input error (or its floor)
-  OpCondition condition;     // what the op's mathematics explains of it
+  double amplification = 0;              // output error over input error (or its floor)
+  OpCondition condition;                 // what the op's mathematics explains of it
 };
 
 // The least error an op is expected to add, in roundoffs of its output: a run whose ops mostly
@@ -292,8 +292,8 @@ constexpr size_t kMinEntriesForNoiseFit = 8;
 // A row holding a tensor (not a scalar argument, a torch.Size, a slice...).
 bool is_tensor_dtype(const std::string& d) {
   if (starts_with(d, "torch.")) return d != "torch.Size" && d != "torch.dtype" && d != "torch.device";
-  static const char* const kMindSpore[] = {"Float16", "BFloat16", "Float32", "Float64", "Int8",
-                                           "Int16",   "Int32",    "Int64",   "UInt8",   "UInt16",
+  static const char* const kMindSpore[] = {"Float16", "BFloat16", "Float32", "Float64",   "Int8",
+                                           "Int16",   "Int32",    "Int64",   "UInt8",     "UInt16",
                                            "UInt32",  "UInt64",   "Bool",    "Complex64", "Complex128"};
   for (const char* m : kMindSpore)
     if (d == m) return true;
@@ -310,7 +310,10 @@ void append_cell_key(std::string& key, const std::vector<Cell>& row, int col) {
   char buf[40];
   switch (c->kind) {
     case Cell::Kind::kNumber:
-    case Cell::Kind::kBool: std::snprintf(buf, sizeof buf, "|%a", c->d); key += buf; break;
+    case Cell::Kind::kBool:
+      std::snprintf(buf, sizeof buf, "|%a", c->d);
+      key += buf;
+      break;
     case Cell::Kind::kString: key += "|" + c->s; break;
     default: key += "|?";
   }
@@ -433,8 +436,8 @@ std::string source_words(const std::string& tensor_name, const std::string& entr
   if (kind == "parameter") return "parameter `" + name + "` differs before any call";
   if (kind == "buffer") return "buffer `" + name + "` differs before any call";
   if (kind == "input") return "the model's input `" + name + "` differs";
-  return "an input of `" + entry + "` that no recorded call produced differs (" + row.substr(entry.size() + 1) +
-         "): a parameter or data";
+  return "an input of `" + entry + "` that no recorded call produced differs (" +
+         row.substr(entry.size() + 1) + "): a parameter or data";
 }
 
 }  // namespace
@@ -479,7 +482,8 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
       e.e_in = std::max(e.e_in, err);
       const double u = row_roundoff(table.rows[r], col);
       e.in_roundoff = std::max(e.in_roundoff, u);
-      if (u == 0 && err > 0 && is_tensor_dtype(text_of(table.rows[r], col.npu_dtype))) e.int_input_differs = true;
+      if (u == 0 && err > 0 && is_tensor_dtype(text_of(table.rows[r], col.npu_dtype)))
+        e.int_input_differs = true;
       if (nf_npu || nf_bench) e.in_nonfinite = true;
     }
   }
@@ -586,7 +590,8 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
       // what it received, counted in its roundoffs, is comparable across the run.
       const bool excess = e.forward && e.roundoff >= e.in_roundoff && judged >= kExcessAmplification &&
                           e.e_out - e.condition.factor * e.e_in >= kExcessRoundoffs * rounding;
-      if (!excess && l < (inputs_within_rounding ? std::min(threshold, kRoundingOutlier) : threshold)) continue;
+      if (!excess && l < (inputs_within_rounding ? std::min(threshold, kRoundingOutlier) : threshold))
+        continue;
       // Integer/bool outputs flip under any input noise (argmax, comparisons), and any output
       // may change when an integer input (an index, a token id) does: only exact inputs make
       // such an entry a suspect.
@@ -606,8 +611,9 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
       // Its output holds the other ranks' contributions: when only its output differs, the
       // difference may start on another rank.
       s.tier = 2;
-      s.reason += ": a collective, whose output also holds the other ranks' inputs; where they differ, "
-                  "compare every rank";
+      s.reason +=
+          ": a collective, whose output also holds the other ranks' inputs; where they differ, "
+          "compare every rank";
     }
     describe(s, e);
     s.input_error = e.e_in;
@@ -671,7 +677,8 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
         append_cell_key(key, table.rows[r], c);
       produced.insert(std::move(key));
     }
-    if (e.forward && e.any_out && e.out_floating && !e.params_grad) earlier_error = std::max(earlier_error, e.e_out);
+    if (e.forward && e.any_out && e.out_floating && !e.params_grad)
+      earlier_error = std::max(earlier_error, e.e_out);
   }
   // A module holding a source differs because of it (its parameter, its input), forward and
   // backward: no suspect.
@@ -729,13 +736,14 @@ RedumpCheck check_redumped_suspect(const CompareTable& table, const DivergenceCo
   }
   check.verdict = "cleared";
   if (e_in > 0) {
-    check.sentence = "cleared: with the tensors of both runs its inputs already differ (relative error " +
-                     fmt(e_in) + ") and its outputs (" + fmt(e_out) + ") no more than that explains; " +
-                     (first_source.empty() ? "the difference starts before it"
-                                           : "the source is: " + first_source);
+    check.sentence =
+        "cleared: with the tensors of both runs its inputs already differ (relative error " + fmt(e_in) +
+        ") and its outputs (" + fmt(e_out) + ") no more than that explains; " +
+        (first_source.empty() ? "the difference starts before it" : "the source is: " + first_source);
   } else {
-    check.sentence = "cleared: with the tensors of both runs its outputs agree within rounding (relative error " +
-                     fmt(e_out) + "): the statistics misled";
+    check.sentence =
+        "cleared: with the tensors of both runs its outputs agree within rounding (relative error " +
+        fmt(e_out) + "): the statistics misled";
   }
   return check;
 }
@@ -753,8 +761,8 @@ void rank_suspects(std::vector<Suspect>* suspects) {
                          [&](const Suspect& c) {
                            if (!is_collective(c.name) || c.tier < 2) return false;
                            for (const Suspect& o : v)
-                             if (o.rank != c.rank && o.step == c.step && o.tier < 2 && o.forward == c.forward &&
-                                 o.order <= c.order)
+                             if (o.rank != c.rank && o.step == c.step && o.tier < 2 &&
+                                 o.forward == c.forward && o.order <= c.order)
                                return true;
                            return false;
                          }),

@@ -99,7 +99,8 @@ const char* mode_name(CompareMode m) {
 }
 }  // namespace
 
-std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mode, const RedumpCheck& check) {
+std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mode,
+                            const RedumpCheck& check) {
   std::string out;
   JsonWriter w(out);
   w.begin_object();

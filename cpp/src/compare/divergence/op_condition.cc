@@ -52,9 +52,8 @@ OpCondition make(double factor, std::string why) {
 // Cancellation in a sum of terms: the magnitudes added over the magnitude left.
 OpCondition cancellation(double terms, double result, const char* what) {
   if (!finite(terms) || !finite(result) || terms <= 0) return {};
-  return make(terms / std::max(result, terms / kMaxFactor), std::string(what) + " cancels to 1/" +
-                                                                 fmt(terms / std::max(result, 1e-300)) +
-                                                                 " of its terms");
+  return make(terms / std::max(result, terms / kMaxFactor),
+              std::string(what) + " cancels to 1/" + fmt(terms / std::max(result, 1e-300)) + " of its terms");
 }
 
 }  // namespace
@@ -75,7 +74,8 @@ OpCondition op_condition(const std::string& entry, const std::vector<RowStats>& 
   if (backward) return {};  // gradients: no estimate from forward statistics
   if (one_of(op, {"pow", "__pow__", "__ipow__", "pow_", "float_power"})) {
     if (in.size() >= 2 && !in[1].tensor && finite(in[1].max))
-      return make(std::fabs(in[1].max), "x^" + fmt(in[1].max) + " multiplies it by " + fmt(std::fabs(in[1].max)));
+      return make(std::fabs(in[1].max),
+                  "x^" + fmt(in[1].max) + " multiplies it by " + fmt(std::fabs(in[1].max)));
     return make(4, "a power");
   }
   if (one_of(op, {"square"})) return make(2, "x^2 doubles it");
@@ -91,7 +91,8 @@ OpCondition op_condition(const std::string& entry, const std::vector<RowStats>& 
     const double lo = out[0].min, hi = out[0].max;
     if (!finite(lo) || !finite(hi)) return {};
     const double nearest = lo <= 0 && hi >= 0 ? 0 : std::min(std::fabs(lo), std::fabs(hi));
-    return make(1 / std::max(nearest, 1 / kMaxFactor), "log of values near 1 (log down to " + fmt(nearest) + ")");
+    return make(1 / std::max(nearest, 1 / kMaxFactor),
+                "log of values near 1 (log down to " + fmt(nearest) + ")");
   }
   if (one_of(op, {"div", "div_", "__truediv__", "__rtruediv__", "__itruediv__", "true_divide", "__div__",
                   "divide", "addcdiv", "addcdiv_"}))
@@ -103,8 +104,9 @@ OpCondition op_condition(const std::string& entry, const std::vector<RowStats>& 
     const double rms = x.rms();
     const double spread = std::sqrt(std::max(rms * rms - x.mean * x.mean, 0.0));
     if (!finite(rms) || rms <= 0) return {};
-    return make(2 * rms / std::max(spread, rms / kMaxFactor),
-                "normalizing values whose spread is 1/" + fmt(rms / std::max(spread, 1e-300)) + " of their size");
+    return make(
+        2 * rms / std::max(spread, rms / kMaxFactor),
+        "normalizing values whose spread is 1/" + fmt(rms / std::max(spread, 1e-300)) + " of their size");
   }
   if (one_of(op, {"add", "add_", "__add__", "__iadd__", "__radd__", "sub", "sub_", "__sub__", "__isub__",
                   "__rsub__", "subtract", "rsub"})) {

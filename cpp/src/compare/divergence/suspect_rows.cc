@@ -14,8 +14,8 @@ void mark_suspect_rows(CompareTable& table, const std::vector<Suspect>& suspects
   if (suspects.empty()) return;
   const int name_col = table.column("NPU Name");
   const int message_col = table.column("Err_message");
-  const int result_col = table.mode == CompareMode::kTensor ? table.column("Accuracy Reached or Not")
-                                                            : table.column("Result");
+  const int result_col =
+      table.mode == CompareMode::kTensor ? table.column("Accuracy Reached or Not") : table.column("Result");
   const char* failing = table.mode == CompareMode::kTensor ? "No"
                         : table.mode == CompareMode::kMd5  ? "Different"
                                                            : "Warning";

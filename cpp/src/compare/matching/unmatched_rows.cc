@@ -24,7 +24,8 @@ const MergedOp* find_op(const ParsedDump& d, const std::string& entry,
 // Why the bench entry of the same name did not pair with the NPU one.
 std::string why(const MergedOp* n, const MergedOp* b) {
   if (!b) return "not in the bench dump";
-  if (!n || n->empty() || b->empty()) return "in the bench dump, but its arguments, dtypes, shapes or place differ";
+  if (!n || n->empty() || b->empty())
+    return "in the bench dump, but its arguments, dtypes, shapes or place differ";
   for (size_t g = 0; g < n->structs.size(); ++g) {
     if (n->structs[g].size() != b->structs[g].size()) return "a different number of arguments or outputs";
     for (size_t i = 0; i < n->structs[g].size(); ++i) {
@@ -38,7 +39,8 @@ std::string why(const MergedOp* n, const MergedOp* b) {
 
 }  // namespace
 
-std::string unmatched_rows_line(const std::vector<Row>& rows, const ParsedDump& npu, const ParsedDump& bench) {
+std::string unmatched_rows_line(const std::vector<Row>& rows, const ParsedDump& npu,
+                                const ParsedDump& bench) {
   size_t unmatched = 0;
   std::vector<std::string> entries;
   for (const Row& row : rows) {
@@ -53,7 +55,8 @@ std::string unmatched_rows_line(const std::vector<Row>& rows, const ParsedDump& 
                      " rows found no bench row (" + std::to_string(entries.size()) + " calls): ";
   for (size_t i = 0; i < entries.size() && i < kNamed; ++i) {
     if (i) line += ", ";
-    line += entries[i] + " (" + why(find_op(npu, entries[i], &npu_index), find_op(bench, entries[i], &bench_index)) + ")";
+    line += entries[i] + " (" +
+            why(find_op(npu, entries[i], &npu_index), find_op(bench, entries[i], &bench_index)) + ")";
   }
   if (entries.size() > kNamed) line += ", ...";
   return line;

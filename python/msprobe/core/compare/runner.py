@@ -178,7 +178,8 @@ def run_single(input_param, output_path, *, framework="pytorch", stack_mode=Fals
     (npu_json_path, bench_json_path, optional stack_json_path, is_print_compare_log); mapping is a
     mapping_spec(). redump_suspect: the suspect a scoped re-dump was made for (compare.json
     "suspect"), whose verdict the compare then gives, judged by redump_noise (the noise model of
-    the compare that proposed it). Returns the core's report. Raises ConfigError / MsprobeFileError / MsprobeException (one line)."""
+    the compare that proposed it). Returns the core's report. Raises ConfigError /
+    MsprobeFileError / MsprobeException (one line)."""
     if not isinstance(input_param, dict):
         raise MsprobeException(f"Invalid input parameter 'input_param', the expected type dict but got "
                                f"{type(input_param).__name__}.")
