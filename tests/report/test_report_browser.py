@@ -100,12 +100,18 @@ def test_compare_report_shows_summary_plot_tree_and_suspect(pair_report, browser
     st = _state(browser)
     assert browser.problems() == []
     assert st["errors"] == []
-    # Counts agree with the table: yellow rows are warnings, the rest pass.
+    # Counts agree with the Suspects box: the output rows of the high and medium suspects are the
+    # errors, what 1.2.1's rules flag besides (fills, Result) is a warning, the rest pass.
     yellow = part["fills"].count("yellow")
     counts = browser.eval("""Object.fromEntries([...document.querySelectorAll('#counts-table tr[data-verdict]')]
-        .map(tr => [tr.dataset.verdict, tr.cells[2].textContent]))""")
-    assert counts["warning"] == str(yellow) and yellow > 0
-    assert counts["pass"] == str(len(part["rows"]) - yellow)
+        .map(tr => [tr.dataset.verdict, +tr.cells[2].textContent]))""")
+    strong = [s["name"] for s in json.loads(browser.eval("document.getElementById('msprobe-data').textContent"))["suspects"]
+              if s["tier"] < 2 and not s["source"]]
+    outputs = [r[0] for r in part["rows"] if any(r[0].startswith(n + ".output") for n in strong)]
+    assert strong and counts["error"] == len(outputs)
+    assert yellow > 0 and counts["warning"] >= len([i for i, r in enumerate(part["rows"])
+                                                    if part["fills"][i] == "yellow" and r[0] not in outputs])
+    assert counts["pass"] == len(part["rows"]) - counts["error"] - counts["warning"]
     # One point per entry with output statistics, and the canvas is drawn.
     entries_with_outputs = {_entry(r[0]) for r in part["rows"]
                             if (".output" in r[0] or "parameters_grad" in r[0]) and isinstance(r[17], float)}
