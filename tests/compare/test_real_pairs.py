@@ -234,7 +234,24 @@ def test_loop_ends_at_the_cause(tmp_path, runs):
                         last["next_steps"]["config_op"], "-o", os.path.dirname(last["next_steps"]["config_op"])],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert glob.glob(os.path.join(os.path.dirname(last["next_steps"]["config_op"]), "Torch.tanh.1.forward.py"))
+    folder = os.path.dirname(last["next_steps"]["config_op"])
+    run = subprocess.run([sys.executable, os.path.join(folder, "Torch.tanh.1.forward.py")], capture_output=True,
+                         text=True, timeout=300, env=dict(os.environ, CUDA_VISIBLE_DEVICES=""))
+    assert run.returncode == 0, run.stderr
+    verdict = run.stdout.splitlines()[-1].split(": ")[1]
+    # The script leaves its verdict beside it; the report that proposed it shows it under the suspect.
+    assert os.path.isfile(os.path.join(folder, "op_verdict.js"))
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "report"))
+    import cdp
+    if cdp.chromium_path() is None:
+        pytest.fail("chromium is not installed (apt-get install chromium)")
+    with cdp.Browser() as b:
+        b.open("file://" + c.report)
+        div = "document.querySelector('.op-verdict[data-suspect=\"Torch.tanh.1.forward\"]')"
+        b.wait_for(f"{div}.textContent")
+        assert b.eval(f"{div}.textContent").startswith(f"op_generate: {verdict} (on cpu, real_data)")
+        # (a suspect whose script has not run yet has no op_verdict.js: that load fails quietly)
+        assert [p for p in b.problems() if "op_verdict.js" not in p and "ERR_FILE_NOT_FOUND" not in p] == []
 
 
 # ------------------------------------------------------------------------------- two ranks

@@ -190,7 +190,27 @@
       steps.push('reproduce it alone: <code>msprobe -f pytorch op_generate -i ' + esc(n[2]) + ' -o ' +
         esc(n[2].replace(/\/[^\/]*$/, '')) + '</code>');
     }
-    return '<div class="hint next-steps">Next step: ' + steps.join('; ') + '</div>';
+    return '<div class="hint next-steps">Next step: ' + steps.join('; ') + '</div>' +
+      (n[2] ? '<div class="op-verdict" data-suspect="' + esc(s.name) + '"></div>' : '');
+  }
+  // op_generate's script leaves its verdict in op_verdict.js beside it (the suspect's next-steps
+  // folder): shown under the suspect once it is there (reopen the report after running it).
+  function loadOpVerdicts(box) {
+    const shown = new Set();
+    box.querySelectorAll('.op-verdict').forEach((div) => {
+      const s = DATA.suspects.find((x) => x.name === div.dataset.suspect);
+      const folder = s && s.nextSteps[2] ? s.nextSteps[2].replace(/\/[^\/]*$/, '') : '';
+      if (!folder || shown.has(folder) || shown.size >= 10) return;
+      shown.add(folder);
+      const tag = document.createElement('script');
+      tag.src = (location.protocol === 'file:' ? 'file://' : '') + folder + '/op_verdict.js';
+      tag.onload = () => {
+        const v = (window.MSPROBE_OP_VERDICTS || {})[s.name];
+        if (v) div.innerHTML = '<b>op_generate: ' + esc(v.verdict) + '</b> (on ' + esc(v.device) + ', ' + esc(v.data) + ')';
+      };
+      tag.onerror = () => tag.remove();
+      document.head.appendChild(tag);
+    });
   }
   // "The API or its inputs?": the float64 replay of the suspect on each run's own inputs.
   function replayVerdict(s) {
@@ -221,6 +241,7 @@
     });
     box.innerHTML = h + '</ol>';
     wireLinks(box);
+    loadOpVerdicts(box);
   }
   function firstErrors(none) {
     let h = '', shown = 0;
