@@ -40,10 +40,10 @@ void write_divergence_and_report(const CompareJob& job, report::ComparedRank& c,
                                  const std::string& ts, CompareJobReport* report) {
   report->suspects = c.suspects.size();
   report->first_divergence = first_suspect_line(c.suspects);
-  if (!c.suspects.empty())
+  if (!report->first_divergence.empty())
     report->advisor.first_divergence = c.suspects.front().name + ": " + c.suspects.front().reason;
   replay_suspects(&c.suspects, job);
-  if (!c.suspects.empty()) report->replay = replay_line(c.suspects.front());
+  if (!report->first_divergence.empty()) report->replay = replay_line(c.suspects.front());
   RedumpCheck check;
   if (!job.redump_suspect.empty()) {
     DivergenceContext ctx;
@@ -60,7 +60,7 @@ void write_divergence_and_report(const CompareJob& job, report::ComparedRank& c,
   next.tensor_data = c.table.mode == CompareMode::kTensor;
   next.checked_suspect = job.redump_suspect;
   write_suspect_next_steps(&c.suspects, next);
-  if (!c.suspects.empty()) report->next_steps = next_steps_line(c.suspects.front(), job.framework);
+  if (!report->first_divergence.empty()) report->next_steps = next_steps_line(c.suspects.front(), job.framework);
   report->divergence_path = join_path(out_dir, divergence_file_name(job.suffix, ts));
   report::write_report_file(report->divergence_path, divergence_json(c.suspects, c.table.mode, check));
   if (!job.html_report) return;

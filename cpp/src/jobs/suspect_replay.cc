@@ -104,6 +104,7 @@ void replay_suspects(std::vector<Suspect>* suspects, const CompareJob& job) {
   std::vector<size_t> modules;                             // module / cell suspects among them
   std::unordered_set<std::string> wanted;                  // entries to read from both dumps
   for (size_t i = 0; i < suspects->size() && requests.size() + modules.size() < kMaxReplayedSuspects; ++i) {
+    if ((*suspects)[i].source) continue;  // a tensor that differs, not a call to blame
     if (is_module((*suspects)[i])) {
       modules.push_back(i);
       continue;

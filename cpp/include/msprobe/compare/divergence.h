@@ -134,7 +134,8 @@ void mark_suspect_rows(CompareTable& table, const std::vector<Suspect>& suspects
 const char* confidence_name(int tier);
 int tier_of_confidence(const std::string& confidence);
 
-// One line naming the first suspect (for the advisor and the terminal), "" when none.
+// One line naming the first suspect (for the advisor and the terminal), "" when none or when
+// the first is only a low-confidence one (it stays in the json and the report).
 std::string first_suspect_line(const std::vector<Suspect>& suspects);
 
 }  // namespace compare

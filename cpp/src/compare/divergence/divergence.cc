@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <unordered_set>
 
@@ -300,23 +303,24 @@ bool is_tensor_dtype(const std::string& d) {
   return false;
 }
 
-// The exact text of a cell, for telling whether two rows hold the same tensor.
-void append_cell_key(std::string& key, const std::vector<Cell>& row, int col) {
-  const Cell* c = cell_at(row, col);
-  if (!c) {
-    key += "|-";
-    return;
+// What tells whether two rows hold the same tensor: a hash of the NPU side's dtype, shape and
+// statistics (exact bits).
+uint64_t row_fingerprint(const std::vector<Cell>& row, const Columns& col) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  for (int c : {col.npu_dtype, col.npu_shape, col.npu_max, col.npu_min, col.npu_mean, col.npu_norm}) {
+    const Cell* cell = cell_at(row, c);
+    if (!cell) {
+      mix(0x9e3779b97f4a7c15ull);
+    } else if (cell->kind == Cell::Kind::kString) {
+      mix(std::hash<std::string>()(cell->s));
+    } else {
+      uint64_t bits;
+      std::memcpy(&bits, &cell->d, sizeof bits);
+      mix(bits + (uint64_t)cell->kind);
+    }
   }
-  char buf[40];
-  switch (c->kind) {
-    case Cell::Kind::kNumber:
-    case Cell::Kind::kBool:
-      std::snprintf(buf, sizeof buf, "|%a", c->d);
-      key += buf;
-      break;
-    case Cell::Kind::kString: key += "|" + c->s; break;
-    default: key += "|?";
-  }
+  return h;
 }
 
 RowStats stats_of(const std::vector<Cell>& row, const Columns& col) {
@@ -629,17 +633,17 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
   // input) counts at any difference beyond rounding; an unnamed one only where nothing before
   // it explains it (an op the probe does not record may have made it from an earlier
   // difference): beyond 10x every earlier output's error.
-  std::unordered_set<std::string> produced, reported;
+  std::unordered_set<uint64_t> produced;
+  std::unordered_set<std::string> reported;
   double earlier_error = 0;
   for (const EntryAcc& e : entries) {
-    if (e.forward && !e.params_grad && !md5) {
+    if (md5) break;  // md5 rows hold no statistics to tell tensors apart
+    if (e.forward && !e.params_grad) {
       for (size_t r : e.in_rows) {
         const std::vector<Cell>& row = table.rows[r];
         const double err = errors[r];
         if (std::isnan(err) || err <= 0 || !is_tensor_dtype(text_of(row, col.npu_dtype))) continue;
-        std::string key;
-        for (int c : {col.npu_dtype, col.npu_shape, col.npu_max, col.npu_min, col.npu_mean, col.npu_norm})
-          append_cell_key(key, row, c);
+        const uint64_t key = row_fingerprint(row, col);
         if (produced.count(key)) continue;
         const std::string row_name = text_of(row, col.npu_name);
         std::string tensor_name;
@@ -653,7 +657,7 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
         if (err <= noise) continue;
         // (A scoped re-dump records no producers: there an unnamed input is no source.)
         if (tensor_name.empty() && (too_few || err <= 10 * earlier_error)) continue;
-        if (!reported.insert(tensor_name.empty() ? key : tensor_name).second) continue;
+        if (!reported.insert(tensor_name.empty() ? std::to_string(key) : tensor_name).second) continue;
         Suspect s;
         describe(s, e);
         // A difference of a few dozen roundoffs is what a conversion or two devices' noise leave.
@@ -671,12 +675,7 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
         out.push_back(std::move(s));
       }
     }
-    for (size_t r : e.out_rows) {
-      std::string key;
-      for (int c : {col.npu_dtype, col.npu_shape, col.npu_max, col.npu_min, col.npu_mean, col.npu_norm})
-        append_cell_key(key, table.rows[r], c);
-      produced.insert(std::move(key));
-    }
+    for (size_t r : e.out_rows) produced.insert(row_fingerprint(table.rows[r], col));
     if (e.forward && e.any_out && e.out_floating && !e.params_grad)
       earlier_error = std::max(earlier_error, e.e_out);
   }

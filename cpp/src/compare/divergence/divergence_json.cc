@@ -175,7 +175,7 @@ std::string divergence_json(const std::vector<Suspect>& suspects, CompareMode mo
 }
 
 std::string first_suspect_line(const std::vector<Suspect>& suspects) {
-  if (suspects.empty()) return "";
+  if (suspects.empty() || suspects.front().tier >= 2) return "";  // low ones stay in the json
   const Suspect& s = suspects.front();
   std::string line = "First divergence: " + s.name;
   if (s.rank >= 0) line += " (rank " + std::to_string(s.rank) + ")";
