@@ -203,6 +203,7 @@ TEST(CompareRealPairs, CollectiveIsLowAndDroppedWhenAnotherRankExplainsIt) {
   EXPECT_EQ(s.front().name, "Distributed.all_reduce.0.forward");
   EXPECT_EQ(s.front().tier, 2);
   EXPECT_STREQ(confidence_name(s.front().tier), "low");
+  EXPECT_EQ(first_suspect_line(s), "");  // a low one alone: in the json, not on the terminal
   // Rank 1 computed op3 wrongly: across ranks its op comes first and the collective goes.
   Chain d;
   for (int i = 0; i < 12; ++i) d.call("Torch.op" + std::to_string(i) + ".0.forward", i == 3 ? 0.05 : 1e-7);

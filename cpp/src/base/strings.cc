@@ -1,12 +1,20 @@
 // Text helpers: see strings.h.
 #include "msprobe/base/strings.h"
 
+#include <cstdio>
+
 namespace msprobe {
 
 std::string to_lower(std::string s) {
   for (char& c : s)
     if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
   return s;
+}
+
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
 }
 
 std::string_view strip(std::string_view s) {

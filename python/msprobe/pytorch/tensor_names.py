@@ -37,7 +37,10 @@ class ModelTensorNames:
             prefix = f"{i}." if len(models) > 1 else ""
             pairs += [(f"parameter:{prefix}{n}", t) for n, t in m.named_parameters()]
             pairs += [(f"buffer:{prefix}{n}", t) for n, t in m.named_buffers()]
-        session.name_tensors("parameters", pairs)
+        try:
+            session.name_tensors("parameters", pairs)
+        except Exception as e:  # a help for compare, never the training's problem
+            log.warning(f"the model's parameters are not named in tensor_names.json: {e}")
         for m in models:
             if id(m) not in self._roots:
                 self._roots.add(id(m))
@@ -45,6 +48,8 @@ class ModelTensorNames:
 
     @staticmethod
     def _inputs_hook(session):
+        warned = []
+
         def name_inputs(module, args, kwargs):
             try:
                 pairs = []
@@ -53,8 +58,10 @@ class ModelTensorNames:
                 for k, v in kwargs.items():
                     _tensor_leaves(f"input:{k}", v, pairs)
                 session.name_tensors("inputs", pairs)
-            except Exception as e:  # naming is a help for compare; never the training's problem
-                log.warning(f"the model's inputs are not named in tensor_names.json: {e}")
+            except Exception as e:  # a help for compare, never the training's problem (said once)
+                if not warned:
+                    warned.append(e)
+                    log.warning(f"the model's inputs are not named in tensor_names.json: {e}")
         return name_inputs
 
     def remove(self):

@@ -23,6 +23,9 @@ inline bool contains(std::string_view s, std::string_view part) {
 // ASCII letters lowered, every other byte kept.
 std::string to_lower(std::string s);
 
+// A number for a sentence, 3 significant digits (printf's %.3g): "0.0099", "1.2e+04", "inf".
+std::string short_number(double v);
+
 // Python's str.strip(): " \t\n\r\f\v" removed from both ends.
 std::string_view strip(std::string_view s);
 

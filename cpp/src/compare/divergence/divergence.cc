@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -350,12 +349,6 @@ double median(std::vector<double> v) {
   return v[mid];
 }
 
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 void fill_rows(const CompareTable& table, const Columns& col, const std::vector<size_t>& rows,
                const std::vector<double>& errors, std::vector<SuspectRow>* out) {
   for (size_t r : rows) {
@@ -581,7 +574,7 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
     } else if (e.out_nonfinite && !e.in_nonfinite) {
       s.tier = 0;
       s.reason =
-          "outputs hold inf/nan while its inputs are finite (max input relative error " + fmt(e.e_in) + ")";
+          "outputs hold inf/nan while its inputs are finite (max input relative error " + short_number(e.e_in) + ")";
     } else {
       const double judged = e.amplification / e.condition.factor;
       double l = std::log10(judged);
@@ -603,13 +596,13 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
       // Outputs must differ by more than a few roundoffs of their dtype.
       if (e.out_floating && e.e_out < 8 * e.roundoff) continue;
       s.tier = l >= strong ? 0 : 1;
-      s.reason = "inputs agree (max relative error " + fmt(e.e_in) + ") but outputs differ (relative error " +
-                 fmt(e.e_out) + ", " + fmt(e.amplification) +
-                 (inputs_within_rounding ? "x the rounding an op of this run adds (" + fmt(rounding) + ")"
+      s.reason = "inputs agree (max relative error " + short_number(e.e_in) + ") but outputs differ (relative error " +
+                 short_number(e.e_out) + ", " + short_number(e.amplification) +
+                 (inputs_within_rounding ? "x the rounding an op of this run adds (" + short_number(rounding) + ")"
                                          : "x the input error");
       if (!e.condition.explanation.empty())
-        s.reason += "; " + e.condition.explanation + " explains " + fmt(e.condition.factor) + "x of it";
-      s.reason += "; typical in this run: " + fmt(std::pow(10.0, base)) + "x)";
+        s.reason += "; " + e.condition.explanation + " explains " + short_number(e.condition.factor) + "x of it";
+      s.reason += "; typical in this run: " + short_number(std::pow(10.0, base)) + "x)";
     }
     if (is_collective(e.name)) {
       // Its output holds the other ranks' contributions: when only its output differs, the
@@ -668,7 +661,7 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
         s.input_error = err;
         s.output_error = e.e_out;
         s.amplification = kNaN;
-        s.reason = source_words(tensor_name, e.name, row_name) + " (relative error " + fmt(err) +
+        s.reason = source_words(tensor_name, e.name, row_name) + " (relative error " + short_number(err) +
                    (s.tier == 2 ? ", a few roundoffs of " + text_of(row, col.npu_dtype) + ")" : ")");
         fill_rows(table, col, {r}, errors, &s.inputs);
         fill_rows(table, col, e.out_rows, errors, &s.outputs);
@@ -736,13 +729,13 @@ RedumpCheck check_redumped_suspect(const CompareTable& table, const DivergenceCo
   check.verdict = "cleared";
   if (e_in > 0) {
     check.sentence =
-        "cleared: with the tensors of both runs its inputs already differ (relative error " + fmt(e_in) +
-        ") and its outputs (" + fmt(e_out) + ") no more than that explains; " +
+        "cleared: with the tensors of both runs its inputs already differ (relative error " + short_number(e_in) +
+        ") and its outputs (" + short_number(e_out) + ") no more than that explains; " +
         (first_source.empty() ? "the difference starts before it" : "the source is: " + first_source);
   } else {
     check.sentence =
         "cleared: with the tensors of both runs its outputs agree within rounding (relative error " +
-        fmt(e_out) + "): the statistics misled";
+        short_number(e_out) + "): the statistics misled";
   }
   return check;
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include "msprobe/base/strings.h"
@@ -13,12 +12,6 @@ namespace {
 
 // An ill-conditioned estimate is capped: beyond it an op is judged as if this were its factor.
 constexpr double kMaxFactor = 1e4;
-
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
 
 // The API's own name: "pow" of "Torch.pow.1.forward", "__pow__" of "Tensor.__pow__.0.forward",
 // "layernorm" of "Module.ln.LayerNorm.forward.0" (the module's class), lower case.
@@ -53,7 +46,7 @@ OpCondition make(double factor, std::string why) {
 OpCondition cancellation(double terms, double result, const char* what) {
   if (!finite(terms) || !finite(result) || terms <= 0) return {};
   return make(terms / std::max(result, terms / kMaxFactor),
-              std::string(what) + " cancels to 1/" + fmt(terms / std::max(result, 1e-300)) + " of its terms");
+              std::string(what) + " cancels to 1/" + short_number(terms / std::max(result, 1e-300)) + " of its terms");
 }
 
 }  // namespace
@@ -75,16 +68,16 @@ OpCondition op_condition(const std::string& entry, const std::vector<RowStats>& 
   if (one_of(op, {"pow", "__pow__", "__ipow__", "pow_", "float_power"})) {
     if (in.size() >= 2 && !in[1].tensor && finite(in[1].max))
       return make(std::fabs(in[1].max),
-                  "x^" + fmt(in[1].max) + " multiplies it by " + fmt(std::fabs(in[1].max)));
+                  "x^" + short_number(in[1].max) + " multiplies it by " + short_number(std::fabs(in[1].max)));
     return make(4, "a power");
   }
   if (one_of(op, {"square"})) return make(2, "x^2 doubles it");
   // (tanh, sigmoid, gelu, silu amplify little where their outputs are large: no estimate.)
   if (one_of(op, {"exp", "exp_", "exp2", "expm1", "sinh", "cosh", "__rpow__"}))
-    return make(x.abs_max(), op + " of values up to " + fmt(x.abs_max()) + " multiplies it by as much");
+    return make(x.abs_max(), op + " of values up to " + short_number(x.abs_max()) + " multiplies it by as much");
   if (one_of(op, {"softmax", "_softmax", "log_softmax", "_log_softmax", "softmin"}))
-    return make(2 * x.abs_max(), op + " of values up to " + fmt(x.abs_max()) + " multiplies it by up to " +
-                                     fmt(2 * x.abs_max()));
+    return make(2 * x.abs_max(), op + " of values up to " + short_number(x.abs_max()) + " multiplies it by up to " +
+                                     short_number(2 * x.abs_max()));
   if (one_of(op, {"log", "log_", "log2", "log10", "log1p"})) {
     // |d log x / log x| = (dx/x) / |log x|: large where the logarithm is near zero.
     if (out.empty()) return {};
@@ -92,7 +85,7 @@ OpCondition op_condition(const std::string& entry, const std::vector<RowStats>& 
     if (!finite(lo) || !finite(hi)) return {};
     const double nearest = lo <= 0 && hi >= 0 ? 0 : std::min(std::fabs(lo), std::fabs(hi));
     return make(1 / std::max(nearest, 1 / kMaxFactor),
-                "log of values near 1 (log down to " + fmt(nearest) + ")");
+                "log of values near 1 (log down to " + short_number(nearest) + ")");
   }
   if (one_of(op, {"div", "div_", "__truediv__", "__rtruediv__", "__itruediv__", "true_divide", "__div__",
                   "divide", "addcdiv", "addcdiv_"}))
@@ -106,7 +99,7 @@ OpCondition op_condition(const std::string& entry, const std::vector<RowStats>& 
     if (!finite(rms) || rms <= 0) return {};
     return make(
         2 * rms / std::max(spread, rms / kMaxFactor),
-        "normalizing values whose spread is 1/" + fmt(rms / std::max(spread, 1e-300)) + " of their size");
+        "normalizing values whose spread is 1/" + short_number(rms / std::max(spread, 1e-300)) + " of their size");
   }
   if (one_of(op, {"add", "add_", "__add__", "__iadd__", "__radd__", "sub", "sub_", "__sub__", "__isub__",
                   "__rsub__", "subtract", "rsub"})) {

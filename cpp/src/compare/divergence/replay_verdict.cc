@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "compare/metrics/tensor_metrics.h"
+#include "msprobe/base/strings.h"
 
 namespace msprobe {
 namespace compare {
@@ -14,12 +14,6 @@ namespace {
 double rel_l2(const TensorView& a, const TensorView& b) {
   if (a.shape != b.shape) return std::numeric_limits<double>::quiet_NaN();
   return compare_tensor_data(a, b).relative_l2_error;
-}
-
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
 }
 
 }  // namespace
@@ -50,9 +44,9 @@ SuspectReplay judge_replay(const std::vector<TensorView>& npu_dumped,
     return r;
   }
   const std::string numbers = "the float64 replays on each run's own inputs differ by " +
-                              fmt(r.replayed_output_error) + ", the dumped outputs by " +
-                              fmt(r.dumped_output_error) + " (NPU output vs its own replay " +
-                              fmt(r.npu_api_error) + ", bench " + fmt(r.bench_api_error) + ")";
+                              short_number(r.replayed_output_error) + ", the dumped outputs by " +
+                              short_number(r.dumped_output_error) + " (NPU output vs its own replay " +
+                              short_number(r.npu_api_error) + ", bench " + short_number(r.bench_api_error) + ")";
   if (share >= kInputsExplainShare) {
     r.verdict = "its inputs";
     r.reason = numbers + ": its inputs' difference explains the output error";
