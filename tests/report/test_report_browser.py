@@ -105,8 +105,8 @@ def test_compare_report_shows_summary_plot_tree_and_suspect(pair_report, browser
     yellow = part["fills"].count("yellow")
     counts = browser.eval("""Object.fromEntries([...document.querySelectorAll('#counts-table tr[data-verdict]')]
         .map(tr => [tr.dataset.verdict, +tr.cells[2].textContent]))""")
-    strong = [s["name"] for s in json.loads(browser.eval("document.getElementById('msprobe-data').textContent"))["suspects"]
-              if s["tier"] < 2 and not s["source"]]
+    page = json.loads(browser.eval("document.getElementById('msprobe-data').textContent"))
+    strong = [s["name"] for s in page["suspects"] if s["tier"] < 2 and not s["source"]]
     outputs = [r[0] for r in part["rows"] if any(r[0].startswith(n + ".output") for n in strong)]
     assert strong and counts["error"] == len(outputs)
     assert yellow > 0 and counts["warning"] >= len([i for i, r in enumerate(part["rows"])

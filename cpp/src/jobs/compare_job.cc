@@ -60,7 +60,8 @@ void write_divergence_and_report(const CompareJob& job, report::ComparedRank& c,
   next.tensor_data = c.table.mode == CompareMode::kTensor;
   next.checked_suspect = job.redump_suspect;
   write_suspect_next_steps(&c.suspects, next);
-  if (!report->first_divergence.empty()) report->next_steps = next_steps_line(c.suspects.front(), job.framework);
+  if (!report->first_divergence.empty())
+    report->next_steps = next_steps_line(c.suspects.front(), job.framework);
   report->divergence_path = join_path(out_dir, divergence_file_name(job.suffix, ts));
   report::write_report_file(report->divergence_path, divergence_json(c.suspects, c.table.mode, check));
   if (!job.html_report) return;

@@ -573,8 +573,8 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
                           : "an output differs (no tensor inputs)";
     } else if (e.out_nonfinite && !e.in_nonfinite) {
       s.tier = 0;
-      s.reason =
-          "outputs hold inf/nan while its inputs are finite (max input relative error " + short_number(e.e_in) + ")";
+      s.reason = "outputs hold inf/nan while its inputs are finite (max input relative error " +
+                 short_number(e.e_in) + ")";
     } else {
       const double judged = e.amplification / e.condition.factor;
       double l = std::log10(judged);
@@ -596,12 +596,15 @@ std::vector<Suspect> find_suspects(const CompareTable& table, const DivergenceCo
       // Outputs must differ by more than a few roundoffs of their dtype.
       if (e.out_floating && e.e_out < 8 * e.roundoff) continue;
       s.tier = l >= strong ? 0 : 1;
-      s.reason = "inputs agree (max relative error " + short_number(e.e_in) + ") but outputs differ (relative error " +
-                 short_number(e.e_out) + ", " + short_number(e.amplification) +
-                 (inputs_within_rounding ? "x the rounding an op of this run adds (" + short_number(rounding) + ")"
-                                         : "x the input error");
+      s.reason =
+          "inputs agree (max relative error " + short_number(e.e_in) +
+          ") but outputs differ (relative error " + short_number(e.e_out) + ", " +
+          short_number(e.amplification) +
+          (inputs_within_rounding ? "x the rounding an op of this run adds (" + short_number(rounding) + ")"
+                                  : "x the input error");
       if (!e.condition.explanation.empty())
-        s.reason += "; " + e.condition.explanation + " explains " + short_number(e.condition.factor) + "x of it";
+        s.reason +=
+            "; " + e.condition.explanation + " explains " + short_number(e.condition.factor) + "x of it";
       s.reason += "; typical in this run: " + short_number(std::pow(10.0, base)) + "x)";
     }
     if (is_collective(e.name)) {
@@ -729,8 +732,8 @@ RedumpCheck check_redumped_suspect(const CompareTable& table, const DivergenceCo
   check.verdict = "cleared";
   if (e_in > 0) {
     check.sentence =
-        "cleared: with the tensors of both runs its inputs already differ (relative error " + short_number(e_in) +
-        ") and its outputs (" + short_number(e_out) + ") no more than that explains; " +
+        "cleared: with the tensors of both runs its inputs already differ (relative error " +
+        short_number(e_in) + ") and its outputs (" + short_number(e_out) + ") no more than that explains; " +
         (first_source.empty() ? "the difference starts before it" : "the source is: " + first_source);
   } else {
     check.sentence =

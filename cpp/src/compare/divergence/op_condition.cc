@@ -46,7 +46,8 @@ OpCondition make(double factor, std::string why) {
 OpCondition cancellation(double terms, double result, const char* what) {
   if (!finite(terms) || !finite(result) || terms <= 0) return {};
   return make(terms / std::max(result, terms / kMaxFactor),
-              std::string(what) + " cancels to 1/" + short_number(terms / std::max(result, 1e-300)) + " of its terms");
+              std::string(what) + " cancels to 1/" + short_number(terms / std::max(result, 1e-300)) +
+                  " of its terms");
 }
 
 }  // namespace
@@ -74,10 +75,11 @@ OpCondition op_condition(const std::string& entry, const std::vector<RowStats>& 
   if (one_of(op, {"square"})) return make(2, "x^2 doubles it");
   // (tanh, sigmoid, gelu, silu amplify little where their outputs are large: no estimate.)
   if (one_of(op, {"exp", "exp_", "exp2", "expm1", "sinh", "cosh", "__rpow__"}))
-    return make(x.abs_max(), op + " of values up to " + short_number(x.abs_max()) + " multiplies it by as much");
+    return make(x.abs_max(),
+                op + " of values up to " + short_number(x.abs_max()) + " multiplies it by as much");
   if (one_of(op, {"softmax", "_softmax", "log_softmax", "_log_softmax", "softmin"}))
-    return make(2 * x.abs_max(), op + " of values up to " + short_number(x.abs_max()) + " multiplies it by up to " +
-                                     short_number(2 * x.abs_max()));
+    return make(2 * x.abs_max(), op + " of values up to " + short_number(x.abs_max()) +
+                                     " multiplies it by up to " + short_number(2 * x.abs_max()));
   if (one_of(op, {"log", "log_", "log2", "log10", "log1p"})) {
     // |d log x / log x| = (dx/x) / |log x|: large where the logarithm is near zero.
     if (out.empty()) return {};
@@ -97,9 +99,9 @@ OpCondition op_condition(const std::string& entry, const std::vector<RowStats>& 
     const double rms = x.rms();
     const double spread = std::sqrt(std::max(rms * rms - x.mean * x.mean, 0.0));
     if (!finite(rms) || rms <= 0) return {};
-    return make(
-        2 * rms / std::max(spread, rms / kMaxFactor),
-        "normalizing values whose spread is 1/" + short_number(rms / std::max(spread, 1e-300)) + " of their size");
+    return make(2 * rms / std::max(spread, rms / kMaxFactor),
+                "normalizing values whose spread is 1/" + short_number(rms / std::max(spread, 1e-300)) +
+                    " of their size");
   }
   if (one_of(op, {"add", "add_", "__add__", "__iadd__", "__radd__", "sub", "sub_", "__sub__", "__isub__",
                   "__rsub__", "subtract", "rsub"})) {

@@ -43,10 +43,10 @@ SuspectReplay judge_replay(const std::vector<TensorView>& npu_dumped,
     r.reason = "not judged: the float64 replays cannot be compared (shape or inf/nan positions differ)";
     return r;
   }
-  const std::string numbers = "the float64 replays on each run's own inputs differ by " +
-                              short_number(r.replayed_output_error) + ", the dumped outputs by " +
-                              short_number(r.dumped_output_error) + " (NPU output vs its own replay " +
-                              short_number(r.npu_api_error) + ", bench " + short_number(r.bench_api_error) + ")";
+  const std::string numbers =
+      "the float64 replays on each run's own inputs differ by " + short_number(r.replayed_output_error) +
+      ", the dumped outputs by " + short_number(r.dumped_output_error) + " (NPU output vs its own replay " +
+      short_number(r.npu_api_error) + ", bench " + short_number(r.bench_api_error) + ")";
   if (share >= kInputsExplainShare) {
     r.verdict = "its inputs";
     r.reason = numbers + ": its inputs' difference explains the output error";
