@@ -205,6 +205,11 @@ class DumpSession:
 
     def flush(self) -> None: ...
 
+    def name_tensors(self, kind: str, pairs: list) -> None:
+        """
+        Names tensors for tensor_names.json: kind 'parameters' (the model's parameters and buffers) or 'inputs' (the model's forward inputs), each [(name, tensor), ...].
+        """
+
     def api_pre(self, api: str, args: object | None, kwargs: object | None) -> int: ...
 
     def api_post(self, api: str, index: int, output: object | None) -> bool: ...
@@ -964,6 +969,12 @@ class CompareJobReport:
         """the first suspect's next step, one line ('' when none)"""
 
     @property
+    def redump_check(self) -> str:
+        """
+        the re-dump's verdict on the suspect it was made for, one line ('' when none)
+        """
+
+    @property
     def replay(self) -> str:
         """the first suspect's replay verdict, one line ('' when not replayed)"""
 
@@ -1020,6 +1031,19 @@ class CompareJson:
     def rank_id(self) -> bool:
         """MindSpore graph-mode (L2) rank_id / step_id lists"""
 
+    @property
+    def suspect(self) -> str:
+        """the suspect a scoped re-dump was made for ('' when none)"""
+
+    @property
+    def suspect_first_source(self) -> str: ...
+
+    @property
+    def suspect_noise(self) -> object:
+        """
+        (typical_increment, base, spread) of the compare that proposed the re-dump, or None
+        """
+
 class RankPair:
     """One rank pair of a step-folder compare."""
 
@@ -1074,7 +1098,7 @@ class MergeReport:
     @property
     def infos(self) -> list[str]: ...
 
-def compare_job(framework: str, npu_json: str, bench_json: str, output_dir: str, suffix: str = '', stack_json: object | None = None, stack_mode: bool = False, auto_analyze: bool = True, fuzzy_match: bool = False, timestamp: str = '', threads: int = 0, progress: object | None = None, name_mapper: NameMapper | None = None, save_data_mapping: bool = False, html_report: bool = True, replay: object | None = None) -> CompareJobReport:
+def compare_job(framework: str, npu_json: str, bench_json: str, output_dir: str, suffix: str = '', stack_json: object | None = None, stack_mode: bool = False, auto_analyze: bool = True, fuzzy_match: bool = False, timestamp: str = '', threads: int = 0, progress: object | None = None, name_mapper: NameMapper | None = None, save_data_mapping: bool = False, html_report: bool = True, replay: object | None = None, redump_suspect: str = '', redump_first_source: str = '', redump_noise: object | None = None) -> CompareJobReport:
     """
     Compares one rank and writes its xlsx (and advisor), divergence json and HTML report; returns the report.
     """
