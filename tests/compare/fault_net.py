@@ -13,12 +13,11 @@ whose output difference comes from its inputs (the replay verdict's "its inputs"
 the working folder) instead of one made from --task/--level; DUMP_PATH is then unused.
 Prints "loss L" per step."""
 import argparse
-import json
-import os
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from dump_config import write_dump_config
 
 from msprobe.pytorch import PrecisionDebugger, seed_all
 
@@ -114,20 +113,7 @@ def main():
     if a.noise:
         add_noise(model, a.noise)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    task_cfg = {"scope": [], "list": [], "data_mode": ["all"]}
-    if a.task == "md5":
-        task_cfg["summary_mode"] = "md5"
-    elif a.task == "statistics":
-        task_cfg["summary_mode"] = "statistics"
-    cfg = {"task": "tensor" if a.task == "tensor" else "statistics", "dump_path": a.dump_path,
-           "rank": [], "step": [], "level": a.level,
-           "tensor" if a.task == "tensor" else "statistics": task_cfg}
-    cfg_path = a.config
-    if cfg_path is None:
-        os.makedirs(a.dump_path, exist_ok=True)
-        cfg_path = os.path.join(a.dump_path, "config.json")
-        with open(cfg_path, "w") as f:
-            json.dump(cfg, f)
+    cfg_path = a.config or write_dump_config(a.dump_path, a.task, a.level)
     debugger = PrecisionDebugger(config_path=cfg_path)
     g = torch.Generator().manual_seed(5)
     for _ in range(a.steps):

@@ -7,8 +7,6 @@ Usage:
                            [--noise REL]
 Prints "loss L"."""
 import argparse
-import json
-import os
 
 import mindspore as ms
 import numpy as np
@@ -38,6 +36,8 @@ def inject_fault(fault, call):
 
     setattr(owner, name, faulty)
 
+
+from dump_config import write_dump_config  # noqa: E402
 
 from msprobe.mindspore import PrecisionDebugger  # noqa: E402  (after the imports it wraps)
 
@@ -89,16 +89,7 @@ def main():
     ap.add_argument("--noise", type=float, default=0.0)
     a = ap.parse_args()
     inject_fault(a.fault, a.fault_call)
-    task_cfg = {"scope": [], "list": [], "data_mode": ["all"]}
-    if a.task != "tensor":
-        task_cfg["summary_mode"] = "md5" if a.task == "md5" else "statistics"
-    task = "tensor" if a.task == "tensor" else "statistics"
-    cfg = {"task": task, "dump_path": a.dump_path, "rank": [], "step": [], "level": a.level,
-           task: task_cfg}
-    os.makedirs(a.dump_path, exist_ok=True)
-    cfg_path = os.path.join(a.dump_path, "config.json")
-    with open(cfg_path, "w") as f:
-        json.dump(cfg, f)
+    cfg_path = write_dump_config(a.dump_path, a.task, a.level)
     net = FaultNet(a.noise)
     debugger = PrecisionDebugger(config_path=cfg_path)
     rng = np.random.default_rng(5)

@@ -3,13 +3,12 @@ same data and the same ops), dumped by our probe as the bench run of a MindSpore
 first-divergence test. No fault.
 Usage: python fault_net_torch_twin.py DUMP_PATH [--task statistics|tensor]"""
 import argparse
-import json
-import os
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from dump_config import write_dump_config
 
 from msprobe.pytorch import PrecisionDebugger
 
@@ -50,14 +49,7 @@ def main():
     ap.add_argument("dump_path")
     ap.add_argument("--task", default="statistics")
     a = ap.parse_args()
-    task_cfg = {"scope": [], "list": [], "data_mode": ["all"]}
-    if a.task != "tensor":
-        task_cfg["summary_mode"] = "statistics"
-    task = "tensor" if a.task == "tensor" else "statistics"
-    os.makedirs(a.dump_path, exist_ok=True)
-    cfg_path = os.path.join(a.dump_path, "config.json")
-    with open(cfg_path, "w") as f:
-        json.dump({"task": task, "dump_path": a.dump_path, "rank": [], "step": [], "level": "L1", task: task_cfg}, f)
+    cfg_path = write_dump_config(a.dump_path, a.task, "L1")
     net = FaultNet()
     debugger = PrecisionDebugger(config_path=cfg_path)
     rng = np.random.default_rng(5)

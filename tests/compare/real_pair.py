@@ -13,12 +13,11 @@ Usage: python real_pair.py DUMP_PATH [--task statistics|tensor|md5] [--level L1|
        [--config CONFIG_JSON] (a scoped re-dump config; DUMP_PATH then unused)
 Prints "loss L" per step."""
 import argparse
-import json
-import os
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from dump_config import write_dump_config
 
 from msprobe.pytorch import PrecisionDebugger, seed_all
 
@@ -92,17 +91,7 @@ def main():
     if a.perturb_buffer:
         scale_named(dict(model.named_buffers()), a.perturb_buffer)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    task_cfg = {"scope": [], "list": [], "data_mode": ["all"]}
-    if a.task in ("md5", "statistics"):
-        task_cfg["summary_mode"] = a.task
-    task = "tensor" if a.task == "tensor" else "statistics"
-    cfg_path = a.config
-    if cfg_path is None:
-        os.makedirs(a.dump_path, exist_ok=True)
-        cfg_path = os.path.join(a.dump_path, "config.json")
-        with open(cfg_path, "w") as f:
-            json.dump({"task": task, "dump_path": a.dump_path, "rank": [], "step": [], "level": a.level,
-                       task: task_cfg}, f)
+    cfg_path = a.config or write_dump_config(a.dump_path, a.task, a.level)
     debugger = PrecisionDebugger(config_path=cfg_path)
     g = torch.Generator().manual_seed(5)
     if a.model == "gpt2":

@@ -5,7 +5,6 @@ rank 0's all_reduce sees equal inputs and a different output. (The reduced activ
 detached: only the second layer trains.)
 Usage: python two_rank_pair.py DUMP_PATH [--fault none|scale]   (starts both ranks itself)"""
 import argparse
-import json
 import os
 import socket
 import subprocess
@@ -26,11 +25,8 @@ def worker(dump_path, fault):
         original = torch.tanh
         torch.tanh = lambda x, *a, **k: original(x, *a, **k) * 1.04
     first, second = nn.Linear(16, 32), nn.Linear(32, 4)
-    cfg = os.path.join(dump_path, f"config{rank}.json")
-    with open(cfg, "w") as f:
-        json.dump({"task": "statistics", "dump_path": dump_path, "rank": [], "step": [], "level": "L1",
-                   "statistics": {"scope": [], "list": [], "data_mode": ["all"], "summary_mode": "statistics"}}, f)
-    debugger = PrecisionDebugger(config_path=cfg)
+    from dump_config import write_dump_config
+    debugger = PrecisionDebugger(config_path=write_dump_config(dump_path, "statistics", "L1", f"config{rank}.json"))
     x = torch.randn(8, 16, generator=torch.Generator().manual_seed(10 + rank))
     debugger.start()
     h = torch.tanh(first(x)).detach()  # the collective works in place: not on what tanh saved

@@ -139,6 +139,9 @@ void write_suspect_next_steps(std::vector<Suspect>* suspects, const NextStepsInp
     op.data_mode = in.tensor_data ? "real_data" : "random_data";
     s.next_steps.config_op = join_path(dir, "config_op.json");
     write_file_atomically(s.next_steps.config_op, opgen::config_op_json(op));
+    // The op script replaces it with its verdict; until then the report loads this and shows none.
+    write_file_atomically(join_path(dir, "op_verdict.js"),
+                          "// op_generate's verdict, once its script has run\n");
   }
 }
 

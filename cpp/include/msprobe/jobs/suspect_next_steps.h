@@ -8,6 +8,8 @@
 //   config_op.json                       op_generate of that API on the NPU dump (PyTorch
 //                                        Functional / Tensor / Torch calls only: 1.2.1's
 //                                        op_generate replays nothing else)
+//   op_verdict.js                        empty until op_generate's script, run in this folder,
+//                                        writes its verdict there for the report to show
 // A source (a parameter, the model's input) has no next step: it is the answer. The suspect a
 // re-dump compare checks gets no re-dump again, only op_generate: the loop ends there.
 // The paths go into each suspect (Suspect::next_steps), hence divergence_*.json and the report.

@@ -13,6 +13,7 @@ void mark_suspect_rows(CompareTable& table, const std::vector<Suspect>& suspects
   table.divergence.assign(table.rows.size(), kNotSuspect);
   if (suspects.empty()) return;
   const int name_col = table.column("NPU Name");
+  const int bench_col = table.column("Bench Name");
   const int message_col = table.column("Err_message");
   const int result_col =
       table.mode == CompareMode::kTensor ? table.column("Accuracy Reached or Not") : table.column("Result");
@@ -44,8 +45,10 @@ void mark_suspect_rows(CompareTable& table, const std::vector<Suspect>& suspects
       if (at_entry != by_entry.end() && (rn.role == RowRole::kOutput || rn.role == RowRole::kParametersGrad))
         s = at_entry->second;
     }
-    const int bench_col = 1;  // "Bench Name": a row without a bench row was not judged
-    if (!s || (row[bench_col].kind == Cell::Kind::kString && row[bench_col].s == k::kNA)) continue;
+    // A row without a bench row was not judged.
+    if (!s || (bench_col >= 0 && bench_col < (int)row.size() && row[bench_col].kind == Cell::Kind::kString &&
+               row[bench_col].s == k::kNA))
+      continue;
     const bool high = s->tier < 2;
     table.divergence[r] = high ? kSuspect : kLowSuspect;
     if (high) {
